@@ -1,0 +1,6 @@
+export * from "./business-errors.js"
+export * from "./error-code.js"
+export * from "./http-status.js"
+export * from "./idempotency-errors.js"
+export * from "./request-errors.js"
+export * from "./service-errors.js"

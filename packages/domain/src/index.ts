@@ -1,0 +1,8 @@
+export * from "./errors/index.js"
+export * from "./shared/decider.js"
+export * from "./shared/event-catalog.js"
+export * from "./shared/event-metadata.js"
+export * from "./shared/ids.js"
+export * from "./shared/points.js"
+export * from "./shared/text.js"
+export * as User from "./user/index.js"

@@ -1,0 +1,41 @@
+import type { Effect } from "effect"
+
+/**
+ * The shape of every aggregate: a command is decided against the current state and yields the events that
+ * record what happened (or a typed refusal); the state is the fold of those events through `evolve`.
+ * `decide` may read the time through Effect's `Clock` and nothing else; `evolve` is a plain function.
+ */
+export interface Decider<Command, Event, State, Err> {
+  readonly initialState: State
+  readonly decide: (command: Command, state: State) => Effect.Effect<ReadonlyArray<Event>, Err>
+  readonly evolve: (state: State, event: Event) => State
+}
+
+/** The command type a decider takes. */
+export type CommandOf<D> = D extends Decider<infer C, infer _E, infer _S, infer _X> ? C : never
+/** The event type a decider produces. */
+export type EventOf<D> = D extends Decider<infer _C, infer E, infer _S, infer _X> ? E : never
+/** The state type a decider folds. */
+export type StateOf<D> = D extends Decider<infer _C, infer _E, infer S, infer _X> ? S : never
+/** The errors a decider refuses commands with. */
+export type ErrorOf<D> = D extends Decider<infer _C, infer _E, infer _S, infer X> ? X : never
+
+/** Folds a stream of events into the state it describes, starting from the decider's initial state. */
+export const fold = <C, E, S, X>(decider: Decider<C, E, S, X>, events: Iterable<E>): S => {
+  let state = decider.initialState
+  for (const event of events) state = decider.evolve(state, event)
+  return state
+}
+
+/**
+ * Fails loudly when an invariant that the deciders guarantee is broken (a negative balance, a transition out
+ * of a final state). Reaching one means a bug or a corrupt stream, never a client mistake.
+ */
+export class InvariantViolation extends Error {
+  override readonly name = "InvariantViolation"
+}
+
+/** Throws an InvariantViolation with the message when the condition is false. */
+export function invariant(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new InvariantViolation(message)
+}

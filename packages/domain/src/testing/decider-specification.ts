@@ -1,0 +1,119 @@
+import { Cause, Effect, Exit, Option } from "effect"
+import { type Decider, fold } from "../shared/decider.js"
+import { SpecificationFailure } from "./specification-failure.js"
+import { structurallyEqual } from "./structural-equality.js"
+
+/** The last step of a specification: what the command must produce. */
+export interface Then<Event, Err> {
+  /** Succeeds when the command yields exactly these events, in this order. */
+  readonly then: (expected: ReadonlyArray<Event>) => Effect.Effect<void>
+  /** Succeeds when the command yields no event (an accepted no-op). */
+  readonly thenNothingHappens: () => Effect.Effect<void>
+  /** Succeeds when the command is refused with an error equal to this one (same tag and fields). */
+  readonly thenFails: (expected: Err) => Effect.Effect<void>
+  /** Runs the command and hands its events to your own assertions; fails if the command is refused. */
+  readonly thenEvents: (assert: (events: ReadonlyArray<Event>) => void) => Effect.Effect<void>
+}
+
+/** The middle step: the command under test. */
+export interface When<Command, Event, Err> {
+  readonly when: (command: Command) => Then<Event, Err>
+}
+
+/** A given/when/then specification for one decider. */
+export interface Specification<Command, Event, Err> {
+  /** The history of the stream before the command: the events that built its state. */
+  readonly given: (history: ReadonlyArray<Event>) => When<Command, Event, Err>
+}
+
+const describe = (value: unknown) => {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/**
+ * Starts a specification for a decider: `DeciderSpecification.for(decider).given(events).when(command)`
+ * followed by `.then(events)` or `.thenFails(error)`. Each ends in an Effect, for `it.effect`; the command
+ * runs with the test's Clock, so `TestClock` controls every timestamp.
+ */
+const forDecider = <Command, Event, State, Err>(
+  decider: Decider<Command, Event, State, Err>,
+): Specification<Command, Event, Err> => ({
+  given: (history) => ({
+    when: (command) => {
+      const run = Effect.suspend(() => decider.decide(command, fold(decider, history))).pipe(Effect.exit)
+
+      const expectEvents = (check: (events: ReadonlyArray<Event>) => void) =>
+        Effect.flatMap(run, (exit) => {
+          if (Exit.isSuccess(exit)) return Effect.sync(() => check(exit.value))
+          const refusal = Cause.failureOption(exit.cause)
+          if (Option.isSome(refusal)) {
+            return Effect.die(
+              new SpecificationFailure(
+                `expected events, but the command was refused with ${describe(refusal.value)}`,
+                refusal.value,
+                "events",
+              ),
+            )
+          }
+          return Effect.failCause(exit.cause as Cause.Cause<never>)
+        })
+
+      return {
+        // `then` is the name every given/when/then kit uses; the object is never awaited, only its Effects are.
+        // biome-ignore lint/suspicious/noThenProperty: the specification's last step is called `then` on purpose.
+        then: (expected) =>
+          expectEvents((actual) => {
+            if (!structurallyEqual(actual, expected)) {
+              throw new SpecificationFailure(
+                "the command produced other events than expected",
+                actual,
+                expected,
+              )
+            }
+          }),
+        thenNothingHappens: () =>
+          expectEvents((actual) => {
+            if (actual.length > 0) throw new SpecificationFailure("expected no events", actual, [])
+          }),
+        thenEvents: (assert) => expectEvents(assert),
+        thenFails: (expected) =>
+          Effect.flatMap(run, (exit) => {
+            if (Exit.isSuccess(exit)) {
+              return Effect.die(
+                new SpecificationFailure(
+                  "expected the command to be refused, but it succeeded",
+                  exit.value,
+                  expected,
+                ),
+              )
+            }
+            const refusal = Cause.failureOption(exit.cause)
+            if (Option.isNone(refusal)) return Effect.failCause(exit.cause as Cause.Cause<never>)
+            if (!structurallyEqual(refusal.value, expected)) {
+              return Effect.die(
+                new SpecificationFailure(
+                  "the command was refused with another error",
+                  refusal.value,
+                  expected,
+                ),
+              )
+            }
+            return Effect.void
+          }),
+      }
+    },
+  }),
+})
+
+/** Given/when/then specifications for deciders, in the style of Emmett's `DeciderSpecification`. */
+export const DeciderSpecification = { for: forDecider }
+
+/** Folds a stream of events through a decider's `evolve` and returns the resulting state. */
+export const replay = <Command, Event, State, Err>(
+  decider: Decider<Command, Event, State, Err>,
+  events: Iterable<Event>,
+): State => fold(decider, events)

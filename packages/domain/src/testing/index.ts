@@ -1,0 +1,9 @@
+export {
+  DeciderSpecification,
+  replay,
+  type Specification,
+  type Then,
+  type When,
+} from "./decider-specification.js"
+export { SpecificationFailure } from "./specification-failure.js"
+export { structurallyEqual } from "./structural-equality.js"

@@ -1,0 +1,40 @@
+import { Schema } from "effect"
+import { eventCatalog } from "../shared/event-catalog.js"
+import { PartnerId, UserId } from "../shared/ids.js"
+import { DisplayName, Email, PartnerUserId } from "../shared/text.js"
+
+/** A partner registered one of its users; the account is being processed until activated. */
+export class UserRegistered extends Schema.TaggedClass<UserRegistered>()("UserRegistered", {
+  userId: UserId,
+  partnerId: PartnerId,
+  partnerUserId: PartnerUserId,
+  email: Email,
+  name: Schema.NullOr(DisplayName),
+  at: Schema.DateTimeUtc,
+}) {}
+
+/** Processing finished: the user may now be written to. */
+export class UserActivated extends Schema.TaggedClass<UserActivated>()("UserActivated", {
+  userId: UserId,
+  at: Schema.DateTimeUtc,
+}) {}
+
+/** The user's contact details changed; the event carries the full new values. */
+export class UserDetailsChanged extends Schema.TaggedClass<UserDetailsChanged>()("UserDetailsChanged", {
+  userId: UserId,
+  email: Email,
+  name: Schema.NullOr(DisplayName),
+  at: Schema.DateTimeUtc,
+}) {}
+
+/** The user was closed; it takes no further writes, and its points account closes with it. */
+export class UserClosed extends Schema.TaggedClass<UserClosed>()("UserClosed", {
+  userId: UserId,
+  at: Schema.DateTimeUtc,
+}) {}
+
+/** Every event of a user's stream. */
+export type UserEvent = UserRegistered | UserActivated | UserDetailsChanged | UserClosed
+
+/** How user events are stored and read back. */
+export const userEvents = eventCatalog([UserRegistered, UserActivated, UserDetailsChanged, UserClosed])
