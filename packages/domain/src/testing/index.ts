@@ -1,3 +1,4 @@
+export { checkCatalogRoundTrip } from "./catalog-round-trip.js"
 export {
   DeciderSpecification,
   replay,

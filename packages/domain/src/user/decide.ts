@@ -3,10 +3,30 @@ import { AlreadyClosed, ResourceNotFound, UserBeingProcessed } from "../errors/b
 import { InvariantViolation } from "../shared/decider.js"
 import type { UserCommand } from "./commands.js"
 import { UserActivated, UserClosed, UserDetailsChanged, type UserEvent, UserRegistered } from "./events.js"
-import type { RegisteredUser, UserState } from "./state.js"
+import type { RegisteredUser, UserStanding, UserState } from "./state.js"
 
 /** The errors a user command can be refused with. */
 export type UserError = ResourceNotFound | UserBeingProcessed | AlreadyClosed
+
+/**
+ * The same rule for another aggregate that only knows the user's standing: LE0002 when unregistered,
+ * LE0001 while processing, LE0004 when closed.
+ */
+export const ensureStandingWritable = (
+  standing: UserStanding,
+  userId: string,
+): Effect.Effect<void, UserError> => {
+  switch (standing) {
+    case "unregistered":
+      return Effect.fail(new ResourceNotFound({ resource: "user", id: userId }))
+    case "processing":
+      return Effect.fail(new UserBeingProcessed({ userId }))
+    case "closed":
+      return Effect.fail(new AlreadyClosed({ resource: "user", id: userId }))
+    case "active":
+      return Effect.void
+  }
+}
 
 const existing = (state: UserState, userId: string): Effect.Effect<RegisteredUser, ResourceNotFound> =>
   state._tag === "Registered"
@@ -18,16 +38,9 @@ const existing = (state: UserState, userId: string): Effect.Effect<RegisteredUse
  * (LE0004). Every write about a user (its own, its points, its orders) goes through this one rule.
  */
 export const ensureWritable = (state: UserState, userId: string): Effect.Effect<RegisteredUser, UserError> =>
-  Effect.flatMap(existing(state, userId), (user): Effect.Effect<RegisteredUser, UserError> => {
-    switch (user.status) {
-      case "processing":
-        return Effect.fail(new UserBeingProcessed({ userId }))
-      case "closed":
-        return Effect.fail(new AlreadyClosed({ resource: "user", id: userId }))
-      case "active":
-        return Effect.succeed(user)
-    }
-  })
+  Effect.flatMap(existing(state, userId), (user) =>
+    Effect.as(ensureStandingWritable(user.status, userId), user),
+  )
 
 /** Decides a user command against the user's current state. */
 export const decide = (

@@ -6,7 +6,7 @@ import { evolve } from "./evolve.js"
 import { type UserState, unregistered } from "./state.js"
 
 export * from "./commands.js"
-export { ensureWritable, type UserError } from "./decide.js"
+export { ensureStandingWritable, ensureWritable, type UserError } from "./decide.js"
 export * from "./events.js"
 export * from "./state.js"
 export { decide, evolve }

@@ -1,4 +1,4 @@
-import type { DateTime } from "effect"
+import { type DateTime, Schema } from "effect"
 import type { PartnerId, UserId } from "../shared/ids.js"
 import type { Email, PartnerUserId } from "../shared/text.js"
 
@@ -25,3 +25,14 @@ export type UserState = { readonly _tag: "Unregistered" } | RegisteredUser
 
 /** The state before the first event. */
 export const unregistered: UserState = { _tag: "Unregistered" }
+
+/**
+ * A user's status as other aggregates see it when a write concerns the user (its points, its orders):
+ * `unregistered` when no such user exists for the partner.
+ */
+export const UserStanding = Schema.Literal("unregistered", "processing", "active", "closed")
+export type UserStanding = typeof UserStanding.Type
+
+/** The standing of a user state, to carry into commands of other aggregates. */
+export const standingOf = (state: UserState): UserStanding =>
+  state._tag === "Registered" ? state.status : "unregistered"
