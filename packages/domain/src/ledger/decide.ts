@@ -1,0 +1,158 @@
+import { DateTime, Effect, HashMap, Option } from "effect"
+import {
+  AlreadyClosed,
+  InsufficientPoints,
+  NoPointsAccount,
+  PointsAccountConflict,
+} from "../errors/business-errors.js"
+import { InvariantViolation } from "../shared/decider.js"
+import { type Points, PointsBalance, zeroBalance } from "../shared/points.js"
+import { ensureStandingWritable, type UserError } from "../user/decide.js"
+import type { LedgerCommand } from "./commands.js"
+import {
+  AccountClosed,
+  AccountOpened,
+  type LedgerEvent,
+  OrderDebited,
+  OrderRefunded,
+  PointsAdded,
+  PointsSubtracted,
+} from "./events.js"
+import { hasDebited, type LedgerState, type PointsAccount } from "./state.js"
+
+/** The errors a points account command can be refused with. */
+export type LedgerError =
+  | UserError
+  | PointsAccountConflict
+  | AlreadyClosed
+  | NoPointsAccount
+  | InsufficientPoints
+
+/** The balance after crediting an amount. */
+const credited = (balance: PointsBalance, amount: Points): Effect.Effect<PointsBalance> => {
+  const after = balance + amount
+  // Beyond 2^53 integers lose precision; no published error covers a balance that large, so it is a defect.
+  return after <= Number.MAX_SAFE_INTEGER
+    ? Effect.succeed(PointsBalance.make(after))
+    : Effect.die(new InvariantViolation(`a balance of ${after} points is beyond the largest safe integer`))
+}
+
+/** The balance after debiting an amount, refused (LE2002) when it would go below zero. */
+const debited = (account: PointsAccount, amount: Points): Effect.Effect<PointsBalance, InsufficientPoints> =>
+  amount > account.balance
+    ? Effect.fail(new InsufficientPoints({ balance: account.balance, requested: amount }))
+    : Effect.succeed(PointsBalance.make(account.balance - amount))
+
+/** The open account a debit is written off, refused (LE2001) when there is none or it closed. */
+const openAccount = (state: LedgerState, userId: string): Effect.Effect<PointsAccount, NoPointsAccount> =>
+  state._tag === "Open" ? Effect.succeed(state) : Effect.fail(new NoPointsAccount({ userId }))
+
+/** Decides a points account command against the account's current state. */
+export const decide = (
+  command: LedgerCommand,
+  state: LedgerState,
+): Effect.Effect<ReadonlyArray<LedgerEvent>, LedgerError> =>
+  Effect.gen(function* () {
+    // The stream belongs to one user; a command for another user reaching it is a routing bug.
+    if (state._tag !== "NoAccount" && state.userId !== command.userId) {
+      return yield* Effect.die(new InvariantViolation(`${command._tag} for another user's account`))
+    }
+    const at = yield* DateTime.now
+    switch (command._tag) {
+      case "OpenAccount": {
+        yield* ensureStandingWritable(command.holder, command.userId)
+        if (state._tag !== "NoAccount") {
+          return yield* Effect.fail(new PointsAccountConflict({ reason: "AccountAlreadyOpen" }))
+        }
+        return [AccountOpened.make({ accountId: command.accountId, userId: command.userId, at })]
+      }
+      case "AddPoints": {
+        yield* ensureStandingWritable(command.holder, command.userId)
+        if (state._tag === "Closed") {
+          return yield* Effect.fail(new AlreadyClosed({ resource: "points account", id: state.accountId }))
+        }
+        const opening = state._tag === "NoAccount"
+        const accountId = opening ? command.accountId : state.accountId
+        const balanceAfter = yield* credited(opening ? zeroBalance : state.balance, command.amount)
+        const added = PointsAdded.make({
+          transactionId: command.transactionId,
+          accountId,
+          userId: command.userId,
+          amount: command.amount,
+          balanceAfter,
+          referenceId: command.referenceId,
+          description: command.description,
+          at,
+        })
+        return opening ? [AccountOpened.make({ accountId, userId: command.userId, at }), added] : [added]
+      }
+      case "SubtractPoints": {
+        yield* ensureStandingWritable(command.holder, command.userId)
+        const account = yield* openAccount(state, command.userId)
+        const balanceAfter = yield* debited(account, command.amount)
+        return [
+          PointsSubtracted.make({
+            transactionId: command.transactionId,
+            accountId: account.accountId,
+            userId: command.userId,
+            amount: command.amount,
+            balanceAfter,
+            referenceId: command.referenceId,
+            description: command.description,
+            at,
+          }),
+        ]
+      }
+      case "DebitForOrder": {
+        // Checked before the holder: a redelivered debit is answered as the first one was, whatever changed since.
+        if (state._tag !== "NoAccount" && hasDebited(state, command.orderId)) return []
+        yield* ensureStandingWritable(command.holder, command.userId)
+        const account = yield* openAccount(state, command.userId)
+        const balanceAfter = yield* debited(account, command.amount)
+        return [
+          OrderDebited.make({
+            transactionId: command.transactionId,
+            accountId: account.accountId,
+            userId: command.userId,
+            orderId: command.orderId,
+            amount: command.amount,
+            balanceAfter,
+            referenceId: command.referenceId,
+            at,
+          }),
+        ]
+      }
+      case "RefundOrder": {
+        // Refunds follow a debit of this very account, so one without a debit is a bug, not a client mistake.
+        // They are accepted on a closed account too: points taken for an order that never happened go back.
+        if (state._tag === "NoAccount") {
+          return yield* Effect.die(
+            new InvariantViolation(`refund of order ${command.orderId} without an account`),
+          )
+        }
+        const debit = HashMap.get(state.orderDebits, command.orderId)
+        if (Option.isNone(debit)) {
+          return yield* Effect.die(new InvariantViolation(`refund of order ${command.orderId} never debited`))
+        }
+        if (debit.value.refundTransactionId !== null) return []
+        const balanceAfter = yield* credited(state.balance, debit.value.amount)
+        return [
+          OrderRefunded.make({
+            transactionId: command.transactionId,
+            accountId: state.accountId,
+            userId: command.userId,
+            orderId: command.orderId,
+            amount: debit.value.amount,
+            balanceAfter,
+            referenceId: debit.value.referenceId,
+            at,
+          }),
+        ]
+      }
+      case "CloseAccount":
+        // Issued together with closing the user, who may never have had an account.
+        return state._tag === "Open"
+          ? [AccountClosed.make({ accountId: state.accountId, userId: command.userId, at })]
+          : []
+    }
+  })

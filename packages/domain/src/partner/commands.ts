@@ -1,0 +1,12 @@
+import { Schema } from "effect"
+import { PartnerId } from "../shared/ids.js"
+import { DisplayName } from "../shared/text.js"
+
+/** Register a partner under a fresh id. */
+export class RegisterPartner extends Schema.TaggedClass<RegisterPartner>()("RegisterPartner", {
+  partnerId: PartnerId,
+  name: DisplayName,
+}) {}
+
+/** Every command a partner accepts. */
+export type PartnerCommand = RegisterPartner

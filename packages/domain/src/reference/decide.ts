@@ -1,0 +1,24 @@
+import { DateTime, Effect } from "effect"
+import { DuplicateReferenceId } from "../errors/business-errors.js"
+import type { ReferenceCommand } from "./commands.js"
+import { type ReferenceEvent, ReferenceReserved } from "./events.js"
+import type { ReferenceState } from "./state.js"
+
+/** The errors a reference id command can be refused with. */
+export type ReservationError = DuplicateReferenceId
+
+/** Decides a reference id command against the reference id's current state. */
+export const decide = (
+  command: ReferenceCommand,
+  state: ReferenceState,
+): Effect.Effect<ReadonlyArray<ReferenceEvent>, ReservationError> =>
+  Effect.gen(function* () {
+    // The first record keeps the reference id; the client reads it back with a GET by reference id.
+    if (state._tag === "Reserved") {
+      return yield* Effect.fail(
+        new DuplicateReferenceId({ kind: command.kind, referenceId: command.referenceId }),
+      )
+    }
+    const at = yield* DateTime.now
+    return [ReferenceReserved.make({ ...command, at })]
+  })

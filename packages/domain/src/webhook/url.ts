@@ -1,0 +1,134 @@
+import { Schema } from "effect"
+import { Limits } from "../shared/text.js"
+
+const parse = (text: string): URL | null => {
+  try {
+    return new URL(text)
+  } catch {
+    return null
+  }
+}
+
+// The URL parser silently drops tabs and newlines and trims spaces, so a value containing them is not the
+// address the endpoint would be called at; such values are refused as sent.
+const hasControlOrSpace = (text: string): boolean => {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code <= 0x20 || code === 0x7f) return true
+  }
+  return false
+}
+
+const isHttpUrl = (text: string): boolean => {
+  const url = parse(text)
+  return url !== null && (url.protocol === "https:" || url.protocol === "http:")
+}
+
+/** A webhook endpoint's address: an absolute http or https URL of at most 2048 characters. */
+export const WebhookUrl = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(Limits.webhookUrl, { message: () => `must be at most ${Limits.webhookUrl} characters` }),
+  Schema.filter((text) => !hasControlOrSpace(text), {
+    message: () => "must not contain spaces or control characters",
+  }),
+  Schema.filter(isHttpUrl, {
+    message: () => "must be an absolute http or https URL",
+    // Random strings are almost never URLs; generate URLs instead for property tests and round trips.
+    arbitrary: () => (fc) =>
+      fc
+        .webUrl({ withQueryParameters: true })
+        .filter((url) => url.length <= Limits.webhookUrl && !hasControlOrSpace(url) && isHttpUrl(url)),
+  }),
+  Schema.brand("WebhookUrl"),
+  Schema.annotations({ identifier: "WebhookUrl" }),
+)
+export type WebhookUrl = typeof WebhookUrl.Type
+
+type Ipv4 = readonly [number, number, number, number]
+
+const parseIpv4 = (text: string): Ipv4 | null => {
+  const parts = text.split(".")
+  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return null
+  const [a = 0, b = 0, c = 0, d = 0] = parts.map(Number)
+  return [a, b, c, d].every((octet) => octet <= 255) ? [a, b, c, d] : null
+}
+
+// Eight 16-bit groups, or null when the text is not an IPv6 address; accepts `::` and a dotted IPv4 tail.
+const parseIpv6 = (text: string): ReadonlyArray<number> | null => {
+  const halves = text.split("::")
+  if (halves.length > 2) return null
+  const groupsOf = (part: string, mayEndInIpv4: boolean): Array<number> | null => {
+    if (part === "") return []
+    const pieces = part.split(":")
+    const groups: Array<number> = []
+    for (const [index, piece] of pieces.entries()) {
+      if (mayEndInIpv4 && index === pieces.length - 1 && piece.includes(".")) {
+        const ipv4 = parseIpv4(piece)
+        if (ipv4 === null) return null
+        groups.push(ipv4[0] * 256 + ipv4[1], ipv4[2] * 256 + ipv4[3])
+      } else if (/^[0-9a-f]{1,4}$/i.test(piece)) {
+        groups.push(Number.parseInt(piece, 16))
+      } else {
+        return null
+      }
+    }
+    return groups
+  }
+  const [first = "", second] = halves
+  const head = groupsOf(first, second === undefined)
+  if (head === null) return null
+  if (second === undefined) return head.length === 8 ? head : null
+  const tail = groupsOf(second, true)
+  if (tail === null) return null
+  const missing = 8 - head.length - tail.length
+  return missing >= 1 ? [...head, ...Array<number>(missing).fill(0), ...tail] : null
+}
+
+const isNonPublicIpv4 = ([a, b]: Ipv4): boolean =>
+  a === 0 || // "this network", 0.0.0.0/8 (connecting to 0.0.0.0 reaches the local host)
+  a === 10 ||
+  a === 127 ||
+  (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
+  (a === 169 && b === 254) ||
+  (a === 172 && b >= 16 && b <= 31) ||
+  (a === 192 && b === 168)
+
+const isNonPublicIpv6 = (groups: ReadonlyArray<number>): boolean => {
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups
+  const upperZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0
+  if (upperZero && g5 === 0 && g6 === 0 && (g7 === 0 || g7 === 1)) return true // :: (unspecified) and ::1
+  if (upperZero && g5 === 0xffff) return isNonPublicIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]) // IPv4-mapped
+  return (g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfe80 // unique local fc00::/7, link-local fe80::/10
+}
+
+/** True when a URL host (as `URL.hostname` gives it) is `localhost` or a loopback, private or link-local literal. */
+export const isPrivateHost = (hostname: string): boolean => {
+  const host = hostname.toLowerCase().replace(/\.$/, "")
+  if (host === "localhost" || host.endsWith(".localhost")) return true
+  if (host.startsWith("[") && host.endsWith("]")) {
+    const groups = parseIpv6(host.slice(1, -1))
+    return groups === null || isNonPublicIpv6(groups)
+  }
+  const ipv4 = parseIpv4(host)
+  return ipv4 !== null && isNonPublicIpv4(ipv4)
+}
+
+/**
+ * Why deliveries may not go to this URL, or null when they may: https is required and private, loopback and
+ * link-local literal addresses (and `localhost`) are refused, unless private targets are allowed (local
+ * development), which also allows plain http. Names that resolve to such addresses are the resolver's
+ * business, checked again at delivery.
+ */
+export const targetProblem = (
+  url: string,
+  options: { readonly allowPrivateTargets: boolean },
+): string | null => {
+  const parsed = parse(url)
+  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
+    return "must be an absolute http or https URL"
+  }
+  if (options.allowPrivateTargets) return null
+  if (parsed.protocol === "http:") return "must use https"
+  if (isPrivateHost(parsed.hostname)) return "must not point to a private or loopback address"
+  return null
+}

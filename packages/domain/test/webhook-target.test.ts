@@ -1,0 +1,163 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck, Schema } from "effect"
+import { WebhookEndpoint } from "../src/index.js"
+
+const { targetProblem } = WebhookEndpoint
+const refusedPrivate = "must not point to a private or loopback address"
+const strict = { allowPrivateTargets: false }
+const relaxed = { allowPrivateTargets: true }
+
+// Each non-public IPv4 range as [first address as an unsigned 32-bit number, prefix length].
+const nonPublicIpv4: ReadonlyArray<readonly [number, number]> = [
+  [0x00000000, 8], // 0.0.0.0/8
+  [0x0a000000, 8], // 10/8
+  [0x64400000, 10], // 100.64/10
+  [0x7f000000, 8], // 127/8
+  [0xa9fe0000, 16], // 169.254/16
+  [0xac100000, 12], // 172.16/12
+  [0xc0a80000, 16], // 192.168/16
+]
+const inRange = (address: number, [base, prefix]: readonly [number, number]) =>
+  address >>> (32 - prefix) === base >>> (32 - prefix)
+const dotted = (address: number) => [24, 16, 8, 0].map((shift) => (address >>> shift) & 0xff).join(".")
+const hex = (group: number) => group.toString(16)
+
+const nonPublicAddress = FastCheck.constantFrom(...nonPublicIpv4).chain(([base, prefix]) =>
+  FastCheck.integer({ min: 0, max: 2 ** (32 - prefix) - 1 }).map((offset) => (base + offset) >>> 0),
+)
+const publicAddress = FastCheck.integer({ min: 0, max: 0xffffffff }).filter(
+  (address) => !nonPublicIpv4.some((range) => inRange(address, range)),
+)
+// Every spelling of an IPv4 address a URL parser accepts and resolves to it.
+const ipv4Host = (address: number) =>
+  FastCheck.constantFrom(
+    dotted(address),
+    String(address),
+    `0x${address.toString(16)}`,
+    `[::ffff:${dotted(address)}]`,
+    `[::ffff:${hex(address >>> 16)}:${hex(address & 0xffff)}]`,
+    `[0:0:0:0:0:FFFF:${dotted(address)}]`,
+  )
+const group = FastCheck.integer({ min: 0, max: 0xffff })
+const ipv6Host = FastCheck.oneof(
+  FastCheck.constantFrom("[::1]", "[0:0:0:0:0:0:0:1]", "[0000::0001]", "[::]"),
+  // fc00::/7 (unique local) and fe80::/10 (link-local), the rest of the address random.
+  FastCheck.tuple(
+    FastCheck.oneof(
+      FastCheck.integer({ min: 0xfc00, max: 0xfdff }),
+      FastCheck.integer({ min: 0xfe80, max: 0xfebf }),
+    ),
+    FastCheck.array(group, { minLength: 7, maxLength: 7 }),
+  ).map(([first, rest]) => `[${[first, ...rest].map(hex).join(":")}]`),
+)
+const localhostHost = FastCheck.oneof(
+  FastCheck.constantFrom("localhost", "LOCALHOST", "localhost."),
+  FastCheck.domain().map((name) => `${name.split(".")[0]}.localhost`),
+)
+const privateHost = FastCheck.oneof(nonPublicAddress.chain(ipv4Host), ipv6Host, localhostHost)
+const port = FastCheck.option(FastCheck.integer({ min: 1, max: 65535 }), { nil: undefined })
+const urlAt = (host: string, scheme: "https" | "http", portNumber: number | undefined) =>
+  `${scheme}://${host}${portNumber === undefined ? "" : `:${portNumber}`}/hooks`
+
+describe("Webhook targets", () => {
+  it("refuses loopback, private, link-local and CGNAT literals, localhost, and IPv4-mapped forms of them", () => {
+    for (const url of [
+      "https://127.0.0.1/",
+      "https://127.255.255.254:8443/x",
+      "https://10.0.0.1/",
+      "https://172.16.0.1/",
+      "https://172.31.255.255/",
+      "https://192.168.1.1/",
+      "https://169.254.169.254/latest/meta-data",
+      "https://0.0.0.0/",
+      "https://100.64.0.1/",
+      "https://100.127.255.255/",
+      "https://2130706433/",
+      "https://0x7f.1/",
+      "https://[::1]/",
+      "https://[::]/",
+      "https://[fc00::1]/",
+      "https://[fd12:3456::1]/",
+      "https://[fe80::1]/",
+      "https://[febf::1]/",
+      "https://[::ffff:127.0.0.1]/",
+      "https://[::ffff:a9fe:a9fe]/",
+      "https://localhost/",
+      "https://api.localhost/",
+      "https://LocalHost./",
+    ]) {
+      expect(targetProblem(url, strict), url).toBe(refusedPrivate)
+      expect(targetProblem(url, relaxed), url).toBeNull()
+    }
+  })
+
+  it("accepts public https targets, including neighbours of the refused ranges", () => {
+    for (const url of [
+      "https://hooks.acme.example/points",
+      "https://172.15.255.255/",
+      "https://172.32.0.1/",
+      "https://100.63.255.255/",
+      "https://100.128.0.1/",
+      "https://192.169.0.1/",
+      "https://169.253.0.1/",
+      "https://1.1.1.1:8443/x?y=1",
+      "https://[2001:db8::1]/",
+      "https://[fec0::1]/",
+      "https://[fe7f::1]/",
+      "https://[::ffff:8.8.8.8]/",
+      "https://localhost.acme.example/",
+    ]) {
+      expect(targetProblem(url, strict), url).toBeNull()
+    }
+  })
+
+  it("takes plain http only where private targets are allowed", () => {
+    expect(targetProblem("http://hooks.acme.example/", strict)).toBe("must use https")
+    expect(targetProblem("http://hooks.acme.example/", relaxed)).toBeNull()
+    expect(targetProblem("ftp://hooks.acme.example/", relaxed)).toBe("must be an absolute http or https URL")
+    expect(targetProblem("/relative", relaxed)).toBe("must be an absolute http or https URL")
+  })
+
+  it("a webhook url is an absolute http(s) URL of at most 2048 characters, sent without spaces", () => {
+    const isUrl = Schema.is(WebhookEndpoint.WebhookUrl)
+    const long = `https://hooks.acme.example/${"p".repeat(2048 - 27)}`
+    expect(long).toHaveLength(2048)
+    expect([long, "http://localhost:3000/hooks", "https://[::1]/"].every(isUrl)).toBe(true)
+    expect(
+      [
+        `${long}p`,
+        "",
+        "hooks.acme.example",
+        "ftp://acme.example/",
+        "https://acme.example/a b",
+        "https://acme\n.example/",
+      ].some(isUrl),
+    ).toBe(false)
+  })
+
+  it("property: no loopback or private literal, in any spelling, is ever accepted unless allowed", () => {
+    FastCheck.assert(
+      FastCheck.property(
+        privateHost,
+        FastCheck.constantFrom<"https" | "http">("https", "http"),
+        port,
+        (host, scheme, portNumber) => {
+          const url = urlAt(host, scheme, portNumber)
+          expect(targetProblem(url, strict), url).not.toBeNull()
+          expect(targetProblem(url, relaxed), url).toBeNull()
+        },
+      ),
+      { numRuns: 1000 },
+    )
+  })
+
+  it("property: every public IPv4 address over https is accepted, in any spelling", () => {
+    FastCheck.assert(
+      FastCheck.property(publicAddress.chain(ipv4Host), port, (host, portNumber) => {
+        const url = urlAt(host, "https", portNumber)
+        expect(targetProblem(url, strict), url).toBeNull()
+      }),
+      { numRuns: 1000 },
+    )
+  })
+})

@@ -1,0 +1,251 @@
+import { addEqualityTesters, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import {
+  AlreadyClosed,
+  Email,
+  IllegalOrderTransition,
+  InsufficientPoints,
+  Ledger,
+  NoPointsAccount,
+  Order,
+  PartnerUserId,
+  Points,
+  PointsBalance,
+  ResourceNotFound,
+  User,
+  UserBeingProcessed,
+  Workflows,
+} from "../src/index.js"
+import { replay } from "../src/testing/index.js"
+import { epoch, partnerId, userId } from "./fixtures.js"
+import {
+  accountId,
+  addTransactionId,
+  debitTransactionId,
+  orderId,
+  orderReferenceId,
+  referenceId,
+  refundTransactionId,
+  sku,
+} from "./ledger-fixtures.js"
+
+// Events are Effect data: compare them with Equal, so that timestamps and item arrays compare by value.
+addEqualityTesters()
+
+const items: ReadonlyArray<Order.OrderItem> = [{ sku, name: "Mug", quantity: 4, points: Points.make(100) }]
+const place = Order.PlaceOrder.make({
+  orderId,
+  userId,
+  referenceId: orderReferenceId,
+  items,
+  debitTransactionId,
+})
+
+const registered = User.UserRegistered.make({
+  userId,
+  partnerId,
+  partnerUserId: PartnerUserId.make("p-1"),
+  email: Email.make("ada@example.com"),
+  name: null,
+  at: epoch,
+})
+const activated = User.UserActivated.make({ userId, at: epoch })
+const userClosed = User.UserClosed.make({ userId, at: epoch })
+
+const opened = Ledger.AccountOpened.make({ accountId, userId, at: epoch })
+const accountClosed = Ledger.AccountClosed.make({ accountId, userId, at: epoch })
+const added = Ledger.PointsAdded.make({
+  transactionId: addTransactionId,
+  accountId,
+  userId,
+  amount: Points.make(500),
+  balanceAfter: PointsBalance.make(500),
+  referenceId,
+  description: null,
+  at: epoch,
+})
+const debited = Ledger.OrderDebited.make({
+  transactionId: debitTransactionId,
+  accountId,
+  userId,
+  orderId,
+  amount: Points.make(400),
+  balanceAfter: PointsBalance.make(100),
+  referenceId: orderReferenceId,
+  at: epoch,
+})
+const refunded = Ledger.OrderRefunded.make({
+  transactionId: refundTransactionId,
+  accountId,
+  userId,
+  orderId,
+  amount: Points.make(400),
+  balanceAfter: PointsBalance.make(500),
+  referenceId: orderReferenceId,
+  at: epoch,
+})
+
+const placed = Order.OrderPlaced.make({
+  orderId,
+  userId,
+  referenceId: orderReferenceId,
+  items,
+  totalPoints: Points.make(400),
+  debitTransactionId,
+  at: epoch,
+})
+const processing = Order.OrderProcessingStarted.make({ orderId, at: epoch })
+const reason = "item FAIL-1 cannot be delivered"
+const failed = Order.OrderFailed.make({ orderId, reason, at: epoch })
+const cancelled = Order.OrderCancelled.make({ orderId, at: epoch })
+
+const ledgerOf = (...events: ReadonlyArray<Ledger.LedgerEvent>) => replay(Ledger.decider, events)
+const orderOf = (...events: ReadonlyArray<Order.OrderEvent>) => replay(Order.decider, events)
+const userOf = (...events: ReadonlyArray<User.UserEvent>) => replay(User.decider, events)
+
+describe("Placing an order", () => {
+  const placeFor = (holder: User.UserStanding, ledger: Ledger.LedgerState) =>
+    Workflows.placeOrder({ holder, ledger, order: Order.decider.initialState }, place)
+
+  it.effect("places the order and debits its total from the buyer's account", () =>
+    Effect.gen(function* () {
+      const outcome = yield* placeFor("active", ledgerOf(opened, added))
+      expect(outcome).toEqual({ order: [placed], ledger: [debited] })
+    }),
+  )
+
+  it.effect("refuses a buyer who is unknown (LE0002), being processed (LE0001) or closed (LE0004)", () =>
+    Effect.gen(function* () {
+      const ledger = ledgerOf(opened, added)
+      expect(yield* Effect.flip(placeFor("unregistered", ledger))).toEqual(
+        new ResourceNotFound({ resource: "user", id: userId }),
+      )
+      expect(yield* Effect.flip(placeFor("processing", ledger))).toEqual(new UserBeingProcessed({ userId }))
+      expect(yield* Effect.flip(placeFor("closed", ledger))).toEqual(
+        new AlreadyClosed({ resource: "user", id: userId }),
+      )
+    }),
+  )
+
+  it.effect("refuses a buyer without a points account (LE2001) or without enough points (LE2002)", () =>
+    Effect.gen(function* () {
+      expect(yield* Effect.flip(placeFor("active", Ledger.decider.initialState))).toEqual(
+        new NoPointsAccount({ userId }),
+      )
+      expect(yield* Effect.flip(placeFor("active", ledgerOf(opened)))).toEqual(
+        new InsufficientPoints({ balance: 0, requested: 400 }),
+      )
+    }),
+  )
+})
+
+describe("Cancelling an order", () => {
+  const input = { orderId, refundTransactionId }
+
+  it.effect("cancels a pending order and refunds its points", () =>
+    Effect.gen(function* () {
+      const outcome = yield* Workflows.cancelOrder(
+        { ledger: ledgerOf(opened, added, debited), order: orderOf(placed) },
+        input,
+      )
+      expect(outcome).toEqual({ order: [cancelled], ledger: [refunded] })
+    }),
+  )
+
+  it.effect("refunds even when the buyer's account has closed since", () =>
+    Effect.gen(function* () {
+      const outcome = yield* Workflows.cancelOrder(
+        { ledger: ledgerOf(opened, added, debited, accountClosed), order: orderOf(placed) },
+        input,
+      )
+      expect(outcome).toEqual({ order: [cancelled], ledger: [refunded] })
+    }),
+  )
+
+  it.effect("refuses an order past pending (LE3001) and an unknown order (LE0002), refunding nothing", () =>
+    Effect.gen(function* () {
+      const ledger = ledgerOf(opened, added, debited)
+      expect(
+        yield* Effect.flip(Workflows.cancelOrder({ ledger, order: orderOf(placed, processing) }, input)),
+      ).toEqual(new IllegalOrderTransition({ orderId, from: "processing", to: "cancelled" }))
+      expect(
+        yield* Effect.flip(Workflows.cancelOrder({ ledger, order: Order.decider.initialState }, input)),
+      ).toEqual(new ResourceNotFound({ resource: "order", id: orderId }))
+    }),
+  )
+})
+
+describe("Failing an order", () => {
+  const input = { orderId, reason, refundTransactionId }
+
+  it.effect("fails a processing order and refunds its points", () =>
+    Effect.gen(function* () {
+      const outcome = yield* Workflows.failOrder(
+        { ledger: ledgerOf(opened, added, debited), order: orderOf(placed, processing) },
+        input,
+      )
+      expect(outcome).toEqual({ order: [failed], ledger: [refunded] })
+    }),
+  )
+
+  it.effect("does nothing, and refunds nothing, when the failure is redelivered", () =>
+    Effect.gen(function* () {
+      const outcome = yield* Workflows.failOrder(
+        { ledger: ledgerOf(opened, added, debited, refunded), order: orderOf(placed, processing, failed) },
+        input,
+      )
+      expect(outcome).toEqual({ order: [], ledger: [] })
+    }),
+  )
+
+  it.effect("refuses failing an order that is not processing (LE3001)", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        Workflows.failOrder({ ledger: ledgerOf(opened, added, debited), order: orderOf(placed) }, input),
+      )
+      expect(error).toEqual(new IllegalOrderTransition({ orderId, from: "pending", to: "failed" }))
+    }),
+  )
+})
+
+describe("Closing a user", () => {
+  it.effect("closes the user and their points account together", () =>
+    Effect.gen(function* () {
+      const outcome = yield* Workflows.closeUser(
+        { user: userOf(registered, activated), ledger: ledgerOf(opened, added) },
+        { userId },
+      )
+      expect(outcome).toEqual({ user: [userClosed], ledger: [accountClosed] })
+    }),
+  )
+
+  it.effect("closes a user who never had an account", () =>
+    Effect.gen(function* () {
+      const outcome = yield* Workflows.closeUser(
+        { user: userOf(registered, activated), ledger: Ledger.decider.initialState },
+        { userId },
+      )
+      expect(outcome).toEqual({ user: [userClosed], ledger: [] })
+    }),
+  )
+
+  it.effect("refuses a user being processed (LE0001), closed (LE0004) or unknown (LE0002)", () =>
+    Effect.gen(function* () {
+      const ledger = Ledger.decider.initialState
+      expect(
+        yield* Effect.flip(Workflows.closeUser({ user: userOf(registered), ledger }, { userId })),
+      ).toEqual(new UserBeingProcessed({ userId }))
+      expect(
+        yield* Effect.flip(
+          Workflows.closeUser(
+            { user: userOf(registered, activated, userClosed), ledger: ledgerOf(opened, accountClosed) },
+            { userId },
+          ),
+        ),
+      ).toEqual(new AlreadyClosed({ resource: "user", id: userId }))
+      expect(yield* Effect.flip(Workflows.closeUser({ user: userOf(), ledger }, { userId }))).toEqual(
+        new ResourceNotFound({ resource: "user", id: userId }),
+      )
+    }),
+  )
+})
