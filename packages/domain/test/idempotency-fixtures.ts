@@ -1,5 +1,5 @@
-import { Cause, DateTime, Effect, Exit, Option } from "effect"
-import { IdempotencyKey, InvariantViolation } from "../src/index.js"
+import { DateTime } from "effect"
+import { IdempotencyKey } from "../src/index.js"
 import { partnerId } from "./fixtures.js"
 
 // A key of one partner, two requests that could use it, and the settings of the platform's defaults.
@@ -65,12 +65,3 @@ export const keyReleased = (at: number, status: number | null) =>
   IdempotencyKey.KeyReleased.make({ partnerId, key, status, at: second(at) })
 
 export const keyExpired = (at: number) => IdempotencyKey.KeyExpired.make({ partnerId, key, at: second(at) })
-
-/** Succeeds with the invariant's message when the effect dies of an InvariantViolation; fails the test otherwise. */
-export const invariantBroken = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<string> =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
-    return Option.isSome(defect) && defect.value instanceof InvariantViolation
-      ? Effect.succeed(defect.value.message)
-      : Effect.dieMessage(`expected an InvariantViolation, got ${String(exit)}`)
-  })

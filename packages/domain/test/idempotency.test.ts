@@ -8,7 +8,6 @@ import {
   created,
   createOrder,
   createOtherOrder,
-  invariantBroken,
   key,
   keyClaimed,
   keyExpired,
@@ -187,22 +186,21 @@ describe("Idempotency key: responses", () => {
   )
 
   it.effect("a key completes at most once: a different second response is a broken invariant", () =>
-    Effect.gen(function* () {
-      const completed = replay(decider, [keyClaimed({ at: 0 }), responseRecorded(1)])
-      const message = yield* invariantBroken(decider.decide(respond(409), completed))
-      expect(message).toContain("at most one response")
-    }),
+    spec
+      .given([keyClaimed({ at: 0 }), responseRecorded(1)])
+      .when(respond(409))
+      .thenBreaksInvariant("at most one response"),
   )
 
   it.effect("only a claimed key takes a response or a release", () =>
     Effect.gen(function* () {
-      yield* invariantBroken(decider.decide(respond(201), decider.initialState))
-      yield* invariantBroken(decider.decide(release, decider.initialState))
-      const released = replay(decider, [keyClaimed({ at: 0 }), keyReleased(1, 503)])
-      yield* invariantBroken(decider.decide(respond(201), released))
-      yield* invariantBroken(decider.decide(release, released))
-      const completed = replay(decider, [keyClaimed({ at: 0 }), responseRecorded(1)])
-      yield* invariantBroken(decider.decide(release, completed))
+      const released = [keyClaimed({ at: 0 }), keyReleased(1, 503)]
+      const completed = [keyClaimed({ at: 0 }), responseRecorded(1)]
+      yield* spec.given([]).when(respond(201)).thenBreaksInvariant()
+      yield* spec.given([]).when(release).thenBreaksInvariant()
+      yield* spec.given(released).when(respond(201)).thenBreaksInvariant()
+      yield* spec.given(released).when(release).thenBreaksInvariant()
+      yield* spec.given(completed).when(release).thenBreaksInvariant()
     }),
   )
 })

@@ -1,11 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, TestClock } from "effect"
-import { InvalidParams, ResourceNotFound, WebhookEndpoint, WebhookEndpointId } from "../src/index.js"
+import {
+  InvalidParams,
+  ResourceNotFound,
+  SigningSecretId,
+  WebhookEndpoint,
+  WebhookEndpointId,
+} from "../src/index.js"
 import { checkCatalogRoundTrip, DeciderSpecification, replay } from "../src/testing/index.js"
 import { epoch, partnerId } from "./fixtures.js"
-import { invariantBroken, second } from "./idempotency-fixtures.js"
+import { second } from "./idempotency-fixtures.js"
 
-const { decider, SigningSecretId, WebhookUrl } = WebhookEndpoint
+const { decider, WebhookUrl } = WebhookEndpoint
 const spec = DeciderSpecification.for(decider)
 const endpointId = WebhookEndpointId.make("01936b2e-0000-7000-8000-0000000000e1")
 const firstSecret = SigningSecretId.make("01936b2e-0000-7000-8000-0000000000f1")
@@ -121,8 +127,8 @@ describe("Webhook endpoint: creation", () => {
 
   it.effect("a second creation of one id is a bug, not a retry", () =>
     Effect.gen(function* () {
-      yield* invariantBroken(decider.decide(createEndpoint(), replay(decider, [created])))
-      yield* invariantBroken(decider.decide(createEndpoint(), replay(decider, [created, deleted])))
+      yield* spec.given([created]).when(createEndpoint()).thenBreaksInvariant()
+      yield* spec.given([created, deleted]).when(createEndpoint()).thenBreaksInvariant()
     }),
   )
 })

@@ -1,16 +1,18 @@
 import { addEqualityTesters, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import {
   AlreadyClosed,
   Email,
   IllegalOrderTransition,
   InsufficientPoints,
+  InvariantViolation,
   Ledger,
   NoPointsAccount,
   Order,
   PartnerUserId,
   Points,
   PointsBalance,
+  ReferenceId,
   ResourceNotFound,
   User,
   UserBeingProcessed,
@@ -24,6 +26,8 @@ import {
   debitTransactionId,
   orderId,
   orderReferenceId,
+  otherOrderId,
+  otherTransactionId,
   referenceId,
   refundTransactionId,
   sku,
@@ -99,6 +103,43 @@ const reason = "item FAIL-1 cannot be delivered"
 const failed = Order.OrderFailed.make({ orderId, reason, at: epoch })
 const cancelled = Order.OrderCancelled.make({ orderId, at: epoch })
 
+// A second order of the same buyer, with its own total and reference id, debited after the first one.
+const otherReferenceId = ReferenceId.make("order-ref-2")
+const otherPlaced = Order.OrderPlaced.make({
+  orderId: otherOrderId,
+  userId,
+  referenceId: otherReferenceId,
+  items: [{ sku, name: "Pen", quantity: 3, points: Points.make(25) }],
+  totalPoints: Points.make(75),
+  debitTransactionId: otherTransactionId,
+  at: epoch,
+})
+const otherDebited = Ledger.OrderDebited.make({
+  transactionId: otherTransactionId,
+  accountId,
+  userId,
+  orderId: otherOrderId,
+  amount: Points.make(75),
+  balanceAfter: PointsBalance.make(25),
+  referenceId: otherReferenceId,
+  at: epoch,
+})
+const otherRefunded = (balanceAfter: number) =>
+  Ledger.OrderRefunded.make({
+    transactionId: refundTransactionId,
+    accountId,
+    userId,
+    orderId: otherOrderId,
+    amount: Points.make(75),
+    balanceAfter: PointsBalance.make(balanceAfter),
+    referenceId: otherReferenceId,
+    at: epoch,
+  })
+
+/** The defect an Effect died with, for workflows that must break an invariant. */
+const defectOf = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.map(Effect.exit(effect), (exit) => (Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined))
+
 const ledgerOf = (...events: ReadonlyArray<Ledger.LedgerEvent>) => replay(Ledger.decider, events)
 const orderOf = (...events: ReadonlyArray<Order.OrderEvent>) => replay(Order.decider, events)
 const userOf = (...events: ReadonlyArray<User.UserEvent>) => replay(User.decider, events)
@@ -152,6 +193,19 @@ describe("Cancelling an order", () => {
     }),
   )
 
+  it.effect("refunds the order's own total and reference id, not another order's", () =>
+    Effect.gen(function* () {
+      const outcome = yield* Workflows.cancelOrder(
+        { ledger: ledgerOf(opened, added, debited, otherDebited), order: orderOf(otherPlaced) },
+        { orderId: otherOrderId, refundTransactionId },
+      )
+      expect(outcome).toEqual({
+        order: [Order.OrderCancelled.make({ orderId: otherOrderId, at: epoch })],
+        ledger: [otherRefunded(100)],
+      })
+    }),
+  )
+
   it.effect("refunds even when the buyer's account has closed since", () =>
     Effect.gen(function* () {
       const outcome = yield* Workflows.cancelOrder(
@@ -173,6 +227,33 @@ describe("Cancelling an order", () => {
       ).toEqual(new ResourceNotFound({ resource: "order", id: orderId }))
     }),
   )
+
+  it.effect(
+    "refunds an order at most once: a cancelled order is neither cancelled nor failed again (LE3001)",
+    () =>
+      Effect.gen(function* () {
+        const state = {
+          ledger: ledgerOf(opened, added, debited, refunded),
+          order: orderOf(placed, cancelled),
+        }
+        expect(yield* Effect.flip(Workflows.cancelOrder(state, input))).toEqual(
+          new IllegalOrderTransition({ orderId, from: "cancelled", to: "cancelled" }),
+        )
+        expect(yield* Effect.flip(Workflows.failOrder(state, { ...input, reason }))).toEqual(
+          new IllegalOrderTransition({ orderId, from: "cancelled", to: "failed" }),
+        )
+      }),
+  )
+
+  it.effect("treats cancelling an order the buyer's account never paid for as a bug", () =>
+    Effect.gen(function* () {
+      const defect = yield* defectOf(
+        Workflows.cancelOrder({ ledger: ledgerOf(opened, added), order: orderOf(placed) }, input),
+      )
+      expect(defect).toBeInstanceOf(InvariantViolation)
+      expect(String(defect)).toContain("a refund larger than the outstanding order debits")
+    }),
+  )
 })
 
 describe("Failing an order", () => {
@@ -188,10 +269,39 @@ describe("Failing an order", () => {
     }),
   )
 
-  it.effect("does nothing, and refunds nothing, when the failure is redelivered", () =>
+  it.effect("refunds the order's own total and reference id, not another order's", () =>
     Effect.gen(function* () {
       const outcome = yield* Workflows.failOrder(
-        { ledger: ledgerOf(opened, added, debited, refunded), order: orderOf(placed, processing, failed) },
+        {
+          ledger: ledgerOf(opened, added, debited, otherDebited),
+          order: orderOf(
+            otherPlaced,
+            Order.OrderProcessingStarted.make({ orderId: otherOrderId, at: epoch }),
+          ),
+        },
+        { orderId: otherOrderId, reason, refundTransactionId },
+      )
+      expect(outcome).toEqual({
+        order: [Order.OrderFailed.make({ orderId: otherOrderId, reason, at: epoch })],
+        ledger: [otherRefunded(100)],
+      })
+    }),
+  )
+
+  it.effect("does nothing, and refunds nothing, when the failure is redelivered", () =>
+    Effect.gen(function* () {
+      // Another order's debit is still outstanding, so a second refund would not even break an invariant.
+      const outcome = yield* Workflows.failOrder(
+        {
+          ledger: ledgerOf(
+            opened,
+            added,
+            debited,
+            otherDebited,
+            Ledger.OrderRefunded.make({ ...refunded, balanceAfter: PointsBalance.make(425) }),
+          ),
+          order: orderOf(placed, processing, failed),
+        },
         input,
       )
       expect(outcome).toEqual({ order: [], ledger: [] })

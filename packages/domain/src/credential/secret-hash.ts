@@ -7,9 +7,3 @@ import { boundedText } from "../shared/text.js"
  */
 export const SecretHash = boundedText(1024, "SecretHash").pipe(Schema.brand("SecretHash"))
 export type SecretHash = typeof SecretHash.Type
-
-/** How long a replaced secret keeps working after a rotation, in seconds (0: it stops at once). */
-export const GracePeriodSeconds = Schema.Int.pipe(
-  Schema.nonNegative({ message: () => "must be a non-negative number of seconds" }),
-  Schema.annotations({ identifier: "GracePeriodSeconds" }),
-)

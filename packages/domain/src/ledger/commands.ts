@@ -33,7 +33,7 @@ export class SubtractPoints extends Schema.TaggedClass<SubtractPoints>()("Subtra
   holder: UserStanding,
 }) {}
 
-/** Pay an order's total from an open account, never below zero; a repeat for the same order does nothing. */
+/** Pay an order's total from an open account, never below zero; the order is placed, and debited, once. */
 export class DebitForOrder extends Schema.TaggedClass<DebitForOrder>()("DebitForOrder", {
   userId: UserId,
   orderId: OrderId,
@@ -44,11 +44,15 @@ export class DebitForOrder extends Schema.TaggedClass<DebitForOrder>()("DebitFor
   holder: UserStanding,
 }) {}
 
-/** Pay back the whole debit of an order that was cancelled or failed; a repeat does nothing. */
+/** Pay back an order's whole debit when it is cancelled or failed; the order makes sure that happens once. */
 export class RefundOrder extends Schema.TaggedClass<RefundOrder>()("RefundOrder", {
   userId: UserId,
   orderId: OrderId,
   transactionId: TransactionId,
+  /** The order's total, which its debit took. */
+  amount: Points,
+  /** The order's reference id, which its refund transaction carries again. */
+  referenceId: ReferenceId,
 }) {}
 
 /** Close the account together with its user; closing twice, or without an account, does nothing. */

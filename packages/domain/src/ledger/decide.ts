@@ -1,4 +1,4 @@
-import { DateTime, Effect, HashMap, Option } from "effect"
+import { DateTime, Effect } from "effect"
 import {
   AlreadyClosed,
   InsufficientPoints,
@@ -18,7 +18,7 @@ import {
   PointsAdded,
   PointsSubtracted,
 } from "./events.js"
-import { hasDebited, type LedgerState, type PointsAccount } from "./state.js"
+import type { LedgerState, PointsAccount } from "./state.js"
 
 /** The errors a points account command can be refused with. */
 export type LedgerError =
@@ -104,8 +104,7 @@ export const decide = (
         ]
       }
       case "DebitForOrder": {
-        // Checked before the holder: a redelivered debit is answered as the first one was, whatever changed since.
-        if (state._tag !== "NoAccount" && hasDebited(state, command.orderId)) return []
+        // Once per order: the placeOrder workflow debits only while placing a new order stream.
         yield* ensureStandingWritable(command.holder, command.userId)
         const account = yield* openAccount(state, command.userId)
         const balanceAfter = yield* debited(account, command.amount)
@@ -123,28 +122,33 @@ export const decide = (
         ]
       }
       case "RefundOrder": {
-        // Refunds follow a debit of this very account, so one without a debit is a bug, not a client mistake.
-        // They are accepted on a closed account too: points taken for an order that never happened go back.
+        // The order refunds itself at most once, for exactly its debit: failed and cancelled are exclusive final
+        // states, and the refund is appended with that transition. The account checks only what it can know:
+        // a refund follows debits of this very account, so one beyond them is a bug, not a client mistake.
+        // Accepted on a closed account too: points taken for an order that never happened go back.
         if (state._tag === "NoAccount") {
           return yield* Effect.die(
             new InvariantViolation(`refund of order ${command.orderId} without an account`),
           )
         }
-        const debit = HashMap.get(state.orderDebits, command.orderId)
-        if (Option.isNone(debit)) {
-          return yield* Effect.die(new InvariantViolation(`refund of order ${command.orderId} never debited`))
+        if (command.amount > state.outstandingOrderDebits) {
+          return yield* Effect.die(
+            new InvariantViolation(
+              `a refund larger than the outstanding order debits: ${command.amount} points for order ` +
+                `${command.orderId}, ${state.outstandingOrderDebits} outstanding`,
+            ),
+          )
         }
-        if (debit.value.refundTransactionId !== null) return []
-        const balanceAfter = yield* credited(state.balance, debit.value.amount)
+        const balanceAfter = yield* credited(state.balance, command.amount)
         return [
           OrderRefunded.make({
             transactionId: command.transactionId,
             accountId: state.accountId,
             userId: command.userId,
             orderId: command.orderId,
-            amount: debit.value.amount,
+            amount: command.amount,
             balanceAfter,
-            referenceId: debit.value.referenceId,
+            referenceId: command.referenceId,
             at,
           }),
         ]

@@ -43,5 +43,9 @@ export type WebhookEndpointId = typeof WebhookEndpointId.Type
 export const EventId = idOf("EventId")
 export type EventId = typeof EventId.Type
 
+/** The reference to a webhook endpoint's signing secret, whose value lives outside the immutable event log. */
+export const SigningSecretId = idOf("SigningSecretId")
+export type SigningSecretId = typeof SigningSecretId.Type
+
 /** True when the string has the shape of a UUID v7 as the platform issues them. */
 export const isUuidV7 = (value: string): boolean => uuidV7.test(value)

@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, Option } from "effect"
-import { type Decider, fold } from "../shared/decider.js"
+import { type Decider, fold, InvariantViolation } from "../shared/decider.js"
 import { SpecificationFailure } from "./specification-failure.js"
 import { structurallyEqual } from "./structural-equality.js"
 
@@ -11,6 +11,11 @@ export interface Then<Event, Err> {
   readonly thenNothingHappens: () => Effect.Effect<void>
   /** Succeeds when the command is refused with an error equal to this one (same tag and fields). */
   readonly thenFails: (expected: Err) => Effect.Effect<void>
+  /**
+   * Succeeds when the command breaks an invariant (dies with an InvariantViolation): a bug or a corrupt stream,
+   * never a client mistake. With `messagePart`, the violation's message must contain it.
+   */
+  readonly thenBreaksInvariant: (messagePart?: string) => Effect.Effect<void>
   /** Runs the command and hands its events to your own assertions; fails if the command is refused. */
   readonly thenEvents: (assert: (events: ReadonlyArray<Event>) => void) => Effect.Effect<void>
 }
@@ -80,6 +85,24 @@ const forDecider = <Command, Event, State, Err>(
             if (actual.length > 0) throw new SpecificationFailure("expected no events", actual, [])
           }),
         thenEvents: (assert) => expectEvents(assert),
+        thenBreaksInvariant: (messagePart) =>
+          Effect.flatMap(
+            // The history itself may be corrupt: folding it is part of what must break.
+            Effect.exit(Effect.suspend(() => decider.decide(command, fold(decider, history)))),
+            (exit) => {
+              const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+              if (Option.isSome(defect) && defect.value instanceof InvariantViolation) {
+                return messagePart === undefined || defect.value.message.includes(messagePart)
+                  ? Effect.void
+                  : Effect.die(
+                      new SpecificationFailure("another invariant broke", defect.value.message, messagePart),
+                    )
+              }
+              return Effect.die(
+                new SpecificationFailure("expected an InvariantViolation", exit, "InvariantViolation"),
+              )
+            },
+          ),
         thenFails: (expected) =>
           Effect.flatMap(run, (exit) => {
             if (Exit.isSuccess(exit)) {

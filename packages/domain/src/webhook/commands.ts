@@ -1,9 +1,9 @@
 import { Schema } from "effect"
-import { PartnerId, WebhookEndpointId } from "../shared/ids.js"
+import { GracePeriodSeconds } from "../shared/grace-period.js"
+import { PartnerId, SigningSecretId, WebhookEndpointId } from "../shared/ids.js"
 import { Description } from "../shared/text.js"
 import { PublicEventType } from "./event-types.js"
 import { DisabledReason } from "./events.js"
-import { GracePeriodSeconds, SigningSecretId } from "./signing-secret.js"
 import { WebhookUrl } from "./url.js"
 
 /**

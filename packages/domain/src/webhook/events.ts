@@ -1,9 +1,8 @@
 import { Schema } from "effect"
 import { eventCatalog } from "../shared/event-catalog.js"
-import { PartnerId, WebhookEndpointId } from "../shared/ids.js"
+import { PartnerId, SigningSecretId, WebhookEndpointId } from "../shared/ids.js"
 import { Description } from "../shared/text.js"
 import { PublicEventType } from "./event-types.js"
-import { SigningSecretId } from "./signing-secret.js"
 import { WebhookUrl } from "./url.js"
 
 /** Why the platform disabled an endpoint: the receiver answered 410 Gone, or deliveries failed for 5 days. */

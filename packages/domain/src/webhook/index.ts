@@ -9,7 +9,6 @@ export * from "./commands.js"
 export type { WebhookEndpointError } from "./decide.js"
 export * from "./event-types.js"
 export * from "./events.js"
-export * from "./signing-secret.js"
 export * from "./state.js"
 export * from "./url.js"
 export { decide, evolve }

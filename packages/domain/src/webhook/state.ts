@@ -1,8 +1,7 @@
 import { DateTime } from "effect"
-import type { PartnerId, WebhookEndpointId } from "../shared/ids.js"
+import type { PartnerId, SigningSecretId, WebhookEndpointId } from "../shared/ids.js"
 import type { PublicEventType } from "./event-types.js"
 import type { DisabledReason } from "./events.js"
-import type { SigningSecretId } from "./signing-secret.js"
 import type { WebhookUrl } from "./url.js"
 
 /** A signing secret replaced by a rotation, still signing until `validUntil`. */

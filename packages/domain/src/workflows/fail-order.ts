@@ -32,13 +32,17 @@ export const failOrder = (
       Order.FailOrder.make({ orderId: input.orderId, reason: input.reason }),
       state.order,
     )
-    // No status change, no refund: points go back only with the event that explains why.
+    // No status change, no refund: points go back only with the event that explains why. That transition
+    // happens once (failed and cancelled are exclusive final states), so the order is refunded at most once,
+    // for exactly the total its debit took.
     if (order.length === 0 || state.order._tag !== "Placed") return { order, ledger: [] }
     const ledger = yield* Ledger.decide(
       Ledger.RefundOrder.make({
         userId: state.order.userId,
         orderId: input.orderId,
         transactionId: input.refundTransactionId,
+        amount: state.order.totalPoints,
+        referenceId: state.order.referenceId,
       }),
       state.ledger,
     )

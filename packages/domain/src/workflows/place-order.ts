@@ -23,6 +23,7 @@ export const placeOrder = (
   command: Order.PlaceOrder,
 ): Effect.Effect<PlaceOrderEvents, Order.OrderError | Ledger.LedgerError> =>
   Effect.gen(function* () {
+    // Placing an existing order breaks an invariant here, before any debit: each order is debited once.
     const order = yield* Order.decide(command, state.order)
     const placed = order.reduce(Order.evolve, state.order)
     invariant(placed._tag === "Placed", "PlaceOrder did not place the order")

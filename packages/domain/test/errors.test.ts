@@ -1,0 +1,111 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import {
+  AlreadyClosed,
+  DuplicateReferenceId,
+  ErrorCode,
+  errorStatus,
+  IdempotencyKeyInProgress,
+  IdempotencyKeyRequired,
+  IdempotencyKeyReused,
+  IllegalOrderTransition,
+  InsufficientPoints,
+  InvalidClientCredentials,
+  InvalidParams,
+  InvalidToken,
+  NoPointsAccount,
+  PayloadTooLarge,
+  type PlatformError,
+  PointsAccountConflict,
+  RateLimited,
+  ResourceNotFound,
+  RouteNotFound,
+  ServiceUnavailable,
+  UnexpectedError,
+  UnsupportedGrantType,
+  UnsupportedMediaType,
+  UserBeingProcessed,
+} from "../src/index.js"
+
+// One instance of every error class, with the message a partner reads.
+const examples: ReadonlyArray<readonly [PlatformError, string]> = [
+  [new RouteNotFound({ method: "GET", path: "/api/nope" }), "route not found"],
+  [new InvalidClientCredentials(), "invalid client credentials"],
+  [new InvalidToken({ reason: "expired" }), "invalid token"],
+  [new InvalidParams({ field: "email", problem: "must be a string" }), "email must be a string"],
+  [
+    new UnsupportedGrantType({ grantType: "password" }),
+    "unsupported grant type: only client_credentials is supported",
+  ],
+  [new PayloadTooLarge({ limitBytes: 1_048_576 }), "payload too large: the limit is 1048576 bytes"],
+  [new RateLimited({ retryAfterSeconds: 2 }), "rate limit reached: retry after 2 s"],
+  [
+    new UnsupportedMediaType({ contentType: "text/plain", expected: "application/json" }),
+    "unsupported media type: send application/json",
+  ],
+  [new UserBeingProcessed({ userId: "u" }), "user is already being processed"],
+  [new ResourceNotFound({ resource: "order", id: "o" }), "order not found"],
+  [new AlreadyClosed({ resource: "user", id: "u" }), "user is already closed"],
+  [
+    new DuplicateReferenceId({ kind: "transaction", referenceId: "r" }),
+    "duplicate reference_id: a transaction with this reference_id already exists",
+  ],
+  [
+    new PointsAccountConflict({ reason: "AccountAlreadyOpen" }),
+    "multiple points accounts found for the given user id (unsupported)",
+  ],
+  [new NoPointsAccount({ userId: "u" }), "no account to write off for the user id"],
+  [
+    new InsufficientPoints({ balance: 5, requested: 9 }),
+    "insufficient points balance: 9 requested, 5 available",
+  ],
+  [
+    new IllegalOrderTransition({ orderId: "o", from: "completed", to: "cancelled" }),
+    "order cannot change from completed to cancelled",
+  ],
+  [
+    new IdempotencyKeyReused({ differs: ["path", "body"] }),
+    "Idempotency-Key was already used with a different request (path, body differs)",
+  ],
+  [new IdempotencyKeyInProgress(), "a request with this Idempotency-Key is in progress"],
+  [new IdempotencyKeyRequired(), "Idempotency-Key header is required"],
+  [new UnexpectedError(), "unexpected server error"],
+  [new ServiceUnavailable({ retryAfterSeconds: 1 }), "service unavailable: retry later"],
+]
+
+describe("Platform errors", () => {
+  it("give every code of DESIGN.md section 5 exactly one error class", () => {
+    const codes = examples.map(([error]) => error.code)
+    expect(new Set(codes).size).toBe(codes.length)
+    expect([...codes].sort()).toEqual([...ErrorCode.literals].sort())
+    expect(Object.keys(errorStatus).sort()).toEqual([...ErrorCode.literals].sort())
+  })
+
+  it("carry their code, the table's status, and their published message", () => {
+    for (const [error, message] of examples) {
+      expect(error.message).toBe(message)
+      expect(error.status).toBe(errorStatus[error.code])
+    }
+    expect(errorStatus).toMatchObject({
+      NN1002: 404,
+      GH1003: 401,
+      GH1006: 400,
+      LE0001: 409,
+      LE2001: 422,
+      SV5003: 503,
+    })
+  })
+
+  it("give LE1001 its two published statuses", () => {
+    const malformed = new PointsAccountConflict({ reason: "UserIdNotAString" })
+    expect([malformed.status, malformed.message]).toEqual([400, "transaction.user_id must be a string"])
+    expect(new PointsAccountConflict({ reason: "AccountAlreadyOpen" }).status).toBe(409)
+  })
+
+  it("are data: they encode to their fields and decode back", () => {
+    const error = new InsufficientPoints({ balance: 5, requested: 9 })
+    const encoded = Schema.encodeSync(InsufficientPoints)(error)
+    expect(encoded).toEqual({ _tag: "InsufficientPoints", balance: 5, requested: 9 })
+    expect(Schema.decodeSync(InsufficientPoints)(encoded)).toEqual(error)
+  })
+})

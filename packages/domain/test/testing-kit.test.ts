@@ -1,0 +1,99 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Option } from "effect"
+import { AlreadyClosed, Email, PartnerUserId, ResourceNotFound, User } from "../src/index.js"
+import { DeciderSpecification, replay, SpecificationFailure } from "../src/testing/index.js"
+import { epoch, partnerId, userId } from "./fixtures.js"
+
+// The kit is what other teams trust to tell them their decider is wrong, so each step is checked both ways.
+const spec = DeciderSpecification.for(User.decider)
+const registered = User.UserRegistered.make({
+  userId,
+  partnerId,
+  partnerUserId: PartnerUserId.make("p-1"),
+  email: Email.make("ada@example.com"),
+  name: null,
+  at: epoch,
+})
+const activated = User.UserActivated.make({ userId, at: epoch })
+const close = User.CloseUser.make({ userId })
+const closed = User.UserClosed.make({ userId, at: epoch })
+
+/** The SpecificationFailure a step died with; fails the test when the step passed. */
+const failureOf = (step: Effect.Effect<void>) =>
+  Effect.map(Effect.exit(step), (exit) => {
+    const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+    expect(Option.getOrUndefined(defect)).toBeInstanceOf(SpecificationFailure)
+    return Option.getOrThrow(defect) as SpecificationFailure
+  })
+
+describe("DeciderSpecification", () => {
+  it.effect("then: passes on the exact events, fails with a diff on others or on a refusal", () =>
+    Effect.gen(function* () {
+      yield* spec.given([registered, activated]).when(close).then([closed])
+      const other = yield* failureOf(spec.given([registered, activated]).when(close).then([activated]))
+      expect(other.actual).toEqual([closed])
+      expect(other.expected).toEqual([activated])
+      const refused = yield* failureOf(spec.given([]).when(close).then([closed]))
+      expect(refused.message).toContain("ResourceNotFound")
+    }),
+  )
+
+  it.effect("thenFails: passes on an equal error, fails on another error, other fields, or success", () =>
+    Effect.gen(function* () {
+      yield* spec
+        .given([])
+        .when(close)
+        .thenFails(new ResourceNotFound({ resource: "user", id: userId }))
+      yield* failureOf(
+        spec
+          .given([])
+          .when(close)
+          .thenFails(new AlreadyClosed({ resource: "user", id: userId })),
+      )
+      yield* failureOf(
+        spec
+          .given([])
+          .when(close)
+          .thenFails(new ResourceNotFound({ resource: "user", id: "other" })),
+      )
+      yield* failureOf(
+        spec
+          .given([registered, activated])
+          .when(close)
+          .thenFails(new ResourceNotFound({ resource: "user", id: userId })),
+      )
+    }),
+  )
+
+  it.effect("thenNothingHappens and thenEvents", () =>
+    Effect.gen(function* () {
+      yield* spec.given([registered, activated]).when(User.ActivateUser.make({ userId })).thenNothingHappens()
+      yield* failureOf(spec.given([registered, activated]).when(close).thenNothingHappens())
+      let seen: ReadonlyArray<User.UserEvent> = []
+      yield* spec
+        .given([registered, activated])
+        .when(close)
+        .thenEvents((events) => {
+          seen = events
+        })
+      expect(seen).toEqual([closed])
+    }),
+  )
+
+  it.effect("thenBreaksInvariant: passes on a corrupt history, fails when the command is fine", () =>
+    Effect.gen(function* () {
+      yield* spec.given([registered, registered]).when(close).thenBreaksInvariant("UserRegistered twice")
+      yield* failureOf(spec.given([registered, activated]).when(close).thenBreaksInvariant())
+      yield* failureOf(
+        spec.given([registered, registered]).when(close).thenBreaksInvariant("another message"),
+      )
+    }),
+  )
+
+  it("replay folds a stream into the decider's state", () => {
+    const state = replay(User.decider, [registered, activated, closed])
+    expect(state._tag === "Registered" && state.status).toBe("closed")
+    expect(state._tag === "Registered" && state.version).toBe(3)
+    expect(replay(User.decider, [])).toBe(User.decider.initialState)
+  })
+})
