@@ -17,7 +17,9 @@ const command: FastCheck.Arbitrary<Order.OrderCommand> = FastCheck.oneof(
   { arbitrary: FastCheck.constant(Order.StartProcessing.make({ orderId })), weight: 3 },
   { arbitrary: FastCheck.constant(Order.CompleteOrder.make({ orderId })), weight: 2 },
   {
-    arbitrary: FastCheck.string({ maxLength: 20 }).map((reason) => Order.FailOrder.make({ orderId, reason })),
+    arbitrary: FastCheck.string({ minLength: 1, maxLength: 20 })
+      .filter((text) => !text.includes("\u0000"))
+      .map((reason) => Order.FailOrder.make({ orderId, reason })),
     weight: 2,
   },
   { arbitrary: FastCheck.constant(Order.CancelOrder.make({ orderId })), weight: 2 },

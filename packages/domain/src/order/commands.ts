@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { OrderId, TransactionId, UserId } from "../shared/ids.js"
-import { ReferenceId } from "../shared/text.js"
+import { Description, ReferenceId } from "../shared/text.js"
 import { OrderItems } from "./items.js"
 
 /** Place an order paid in points; `debitTransactionId` is the id its debit will carry. */
@@ -25,7 +25,7 @@ export class CompleteOrder extends Schema.TaggedClass<CompleteOrder>()("Complete
 /** Fulfilment gave up on a processing order, for a reason; a redelivery does nothing. */
 export class FailOrder extends Schema.TaggedClass<FailOrder>()("FailOrder", {
   orderId: OrderId,
-  reason: Schema.String,
+  reason: Description,
 }) {}
 
 /** The partner cancels an order that is still pending. */

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { eventCatalog } from "../shared/event-catalog.js"
 import { OrderId, TransactionId, UserId } from "../shared/ids.js"
 import { Points } from "../shared/points.js"
-import { ReferenceId } from "../shared/text.js"
+import { Description, ReferenceId } from "../shared/text.js"
 import { OrderItems } from "./items.js"
 import type { OrderStatus } from "./state.js"
 
@@ -35,7 +35,7 @@ export class OrderCompleted extends Schema.TaggedClass<OrderCompleted>()("OrderC
 /** Fulfilment could not deliver the order; its points are refunded. */
 export class OrderFailed extends Schema.TaggedClass<OrderFailed>()("OrderFailed", {
   orderId: OrderId,
-  reason: Schema.String,
+  reason: Description,
   at: Schema.DateTimeUtc,
 }) {}
 
