@@ -1,0 +1,73 @@
+import { Reactivity } from "@effect/experimental"
+import { NodeContext } from "@effect/platform-node"
+import type { Migrator, SqlClient, SqlError } from "@effect/sql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { type ConfigError, Effect, Layer, Option, type Redacted, Schedule } from "effect"
+import { migrations } from "../migrations/index.js"
+import { type DatabaseConfig, databaseConfig } from "./database-config.js"
+import { type EmbeddedServerError, startEmbeddedServer } from "./embedded-server.js"
+
+const EMBEDDED_DATABASE = "points"
+
+/** Creates the database on the server unless it exists (CREATE DATABASE cannot run in a transaction). */
+export const ensureDatabase = (adminUrl: Redacted.Redacted, name: string) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const admin = yield* PgClient.make({ url: adminUrl, maxConnections: 1 })
+      const found = yield* admin`SELECT 1 FROM pg_database WHERE datname = ${name}`
+      if (found.length === 0) {
+        yield* admin.unsafe(`CREATE DATABASE "${name.replaceAll('"', '""')}"`).pipe(
+          // Another process may have created it between the check and here.
+          Effect.catchAll((error) =>
+            Effect.flatMap(admin`SELECT 1 FROM pg_database WHERE datname = ${name}`, (rows) =>
+              rows.length > 0 ? Effect.void : Effect.fail(error),
+            ),
+          ),
+        )
+      }
+    }),
+  )
+
+/** The URL to connect to: DATABASE_URL, or an embedded server started for this scope. */
+const serverUrl = (config: DatabaseConfig) =>
+  Option.match(config.url, {
+    onSome: (url) => Effect.succeed(url),
+    onNone: () =>
+      Effect.gen(function* () {
+        const server = yield* startEmbeddedServer(config.dataDir)
+        yield* ensureDatabase(server.adminUrl, EMBEDDED_DATABASE)
+        return server.urlOf(EMBEDDED_DATABASE)
+      }),
+  })
+
+/** A pooled client of the database at `url`, with every migration applied. */
+export const databaseAt = (url: Redacted.Redacted, options: { readonly poolSize: number }) => {
+  const client = PgClient.layer({
+    url,
+    maxConnections: options.poolSize,
+    applicationName: "points-platform",
+    connectTimeout: "10 seconds",
+  })
+  // Two processes starting at once may both try to create the migrations table; the loser retries and then
+  // finds every migration applied under the migrator's table lock.
+  const migrated = PgMigrator.layer({ loader: migrations }).pipe(
+    Layer.retry(Schedule.recurs(3)),
+    Layer.provide(NodeContext.layer),
+  )
+  return Layer.provideMerge(migrated, client)
+}
+
+/**
+ * The system of record: with DATABASE_URL set, that server; unset, an embedded PostgreSQL whose data stays
+ * under DATA_DIR (default `.data/`) across restarts. Migrations run before the layer is ready.
+ */
+export const DatabaseLive: Layer.Layer<
+  PgClient.PgClient | SqlClient.SqlClient,
+  SqlError.SqlError | ConfigError.ConfigError | EmbeddedServerError | Migrator.MigrationError
+> = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const config = yield* databaseConfig
+    const url = yield* serverUrl(config)
+    return databaseAt(url, { poolSize: config.poolSize })
+  }),
+).pipe(Layer.provide(Reactivity.layer))

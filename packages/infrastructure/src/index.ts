@@ -1,0 +1,5 @@
+export * from "./database/database.js"
+export * from "./database/database-config.js"
+export * from "./database/embedded-server.js"
+export * from "./event-store/index.js"
+export { migrations } from "./migrations/index.js"

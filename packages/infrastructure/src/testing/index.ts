@@ -1,0 +1,1 @@
+export { TEST_SERVER_URL_VARIABLE, testDatabase } from "./test-database.js"
