@@ -21,7 +21,8 @@ export class LogNotifier extends Context.Tag("@points/infrastructure/LogNotifier
       const sql = yield* SqlClient.SqlClient
       const pending = yield* Queue.sliding<void>(1)
       yield* Queue.take(pending).pipe(
-        Effect.zipRight(sql`SELECT pg_notify(${LOG_CHANNEL}, '')`),
+        // A non-empty payload: @effect/sql-pg's listen drops notifications whose payload is empty.
+        Effect.zipRight(sql`SELECT pg_notify(${LOG_CHANNEL}, 'committed')`),
         Effect.catchAllCause((cause) => Effect.logWarning("NOTIFY failed; consumers will poll", cause)),
         Effect.forever,
         Effect.forkScoped,

@@ -14,16 +14,18 @@ export interface LogBatch {
  * sequence, so a transaction can commit after one holding a later position; reading by position alone would
  * skip it. Instead the log is read in (transaction id, position) order and only below the snapshot's xmin:
  * every transaction below it has finished, so nothing can still appear behind the checkpoint. A long-running
- * writer delays readers; it never makes them skip. (The technique Emmett and Marten use.)
+ * writer delays readers; it never makes them skip. (The technique Emmett and Marten use.) The columns are
+ * qualified because the select list renames `transaction_id` to its text form, which would sort "1032"
+ * before "998".
  */
 export const readAllAfter = (checkpoint: LogCheckpoint, limit: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.unsafe<EventRow>(
       `SELECT ${eventColumns} FROM events
-       WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-         AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-       ORDER BY transaction_id, global_position
+       WHERE (events.transaction_id, events.global_position) > ($1::text::xid8, $2::bigint)
+         AND events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY events.transaction_id, events.global_position
        LIMIT $3`,
       [String(checkpoint.transactionId), String(checkpoint.globalPosition), limit],
     )

@@ -1,7 +1,15 @@
 import { Migrator } from "@effect/sql"
 import eventStore from "./0001_event_store.js"
+import idempotencyKeys from "./0002_idempotency_keys.js"
+import readModels from "./0003_read_models.js"
+import consumerCheckpoints from "./0004_consumer_checkpoints.js"
+import rateLimits from "./0005_rate_limits.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
   "0001_event_store": eventStore,
+  "0002_idempotency_keys": idempotencyKeys,
+  "0003_read_models": readModels,
+  "0004_consumer_checkpoints": consumerCheckpoints,
+  "0005_rate_limits": rateLimits,
 })

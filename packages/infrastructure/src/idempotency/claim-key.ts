@@ -1,0 +1,122 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import {
+  IdempotencyKey,
+  IdempotencyKeyInProgress,
+  type IdempotencyKeyReused,
+  InvariantViolation,
+  type PartnerId,
+} from "@points/domain"
+import { Data, DateTime, Effect, Option } from "effect"
+import { v7 as uuidV7 } from "uuid"
+import { atDatabaseTime } from "./database-time.js"
+import { type KeyRow, keyColumns, stateAssignments, stateOfRow, stateValues } from "./key-row.js"
+
+/** A request asking to use a partner's key. */
+export interface ClaimKeyRequest {
+  readonly partnerId: PartnerId
+  readonly key: IdempotencyKey.IdempotencyKeyValue
+  readonly fingerprint: IdempotencyKey.RequestFingerprint
+  /** How long the claim holds if this process dies before it finishes. */
+  readonly leaseSeconds: number
+  /** How long the key is honoured after its first receipt (IDEMPOTENCY_TTL_SECONDS). */
+  readonly lifetimeSeconds: number
+}
+
+/**
+ * What the request may do: execute, holding the key under `claimToken` until it records or releases it
+ * (`takeover` when the key was taken from a request whose lease ran out), or answer with the recorded response.
+ */
+export type ClaimOutcome = Data.TaggedEnum<{
+  Execute: { readonly claimToken: string; readonly takeover: boolean }
+  Replay: { readonly response: IdempotencyKey.RecordedResponse }
+}>
+
+/** Constructors and matchers for claim outcomes. */
+export const ClaimOutcome = Data.taggedEnum<ClaimOutcome>()
+
+/** PostgreSQL's SQLSTATE for FOR UPDATE NOWAIT finding the row locked. */
+const LOCK_NOT_AVAILABLE = "55P03"
+
+const isLockNotAvailable = (error: SqlError.SqlError) =>
+  typeof error.cause === "object" &&
+  error.cause !== null &&
+  (error.cause as { code?: unknown }).code === LOCK_NOT_AVAILABLE
+
+// The key's name for the advisory lock. A partner id is a fixed-length UUID, so the text is unambiguous; a
+// 64-bit hash collision only makes two keys refuse each other with IK1002 for the length of a claim.
+const lockName = (request: ClaimKeyRequest) => `idempotency:${request.partnerId}:${request.key}`
+
+const upsertClaim = `
+  INSERT INTO idempotency_keys (partner_id, key, state, method, path, body_sha256, first_received_at,
+                                expires_at, lease_expires_at, response_status, response_headers,
+                                response_body, claim_token, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
+  ON CONFLICT (partner_id, key) DO UPDATE SET ${stateAssignments}, claim_token = $13, updated_at = $14`
+
+/**
+ * Claims a partner's key for a request, in a short transaction of its own that commits before the business
+ * work starts, so that the claim and its lease are visible to every concurrent request meanwhile. Never waits
+ * on a lock: a key another request is claiming, or recording a response for, is IK1002 at once. A key
+ * claimed by a request whose lease ran out is taken over. Fails with IK1001 when the key belongs to another
+ * request, IK1002 while it is executing.
+ */
+export const claimKey = (
+  request: ClaimKeyRequest,
+): Effect.Effect<
+  ClaimOutcome,
+  IdempotencyKeyReused | IdempotencyKeyInProgress | SqlError.SqlError,
+  SqlClient.SqlClient
+> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // Inside a caller's transaction the claim would only be a savepoint: invisible to concurrent requests
+    // until the business work commits, which is exactly the race the lease exists to close.
+    if (Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
+      return yield* Effect.die(new InvariantViolation("claimKey must not run inside a transaction"))
+    }
+    const command = IdempotencyKey.ClaimKey.make({
+      partnerId: request.partnerId,
+      key: request.key,
+      fingerprint: request.fingerprint,
+      leaseSeconds: request.leaseSeconds,
+      lifetimeSeconds: request.lifetimeSeconds,
+    })
+    const attempt = Effect.gen(function* () {
+      // The try-lock serialises claims of one key, including one not yet in the table, without waiting.
+      // It is its own statement so that the next statement's snapshot sees the previous holder's commit.
+      const [lock] = yield* sql<{ locked: boolean; now: Date }>`
+        SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(request)}, 0)) AS locked, now() AS now`
+      if (lock === undefined || !lock.locked) return yield* new IdempotencyKeyInProgress()
+      const now = DateTime.unsafeFromDate(lock.now)
+      // The row is locked by a request recording its response right now: that request is in progress.
+      const rows = yield* sql
+        .unsafe<KeyRow>(
+          `SELECT ${keyColumns} FROM idempotency_keys WHERE partner_id = $1 AND key = $2 FOR UPDATE NOWAIT`,
+          [request.partnerId, request.key],
+        )
+        .pipe(Effect.catchIf(isLockNotAvailable, () => new IdempotencyKeyInProgress()))
+      const state = rows[0] === undefined ? IdempotencyKey.unclaimed : stateOfRow(rows[0])
+      const events = yield* atDatabaseTime(now)(IdempotencyKey.decide(command, state))
+      if (events.length === 0) {
+        if (state._tag !== "Completed") {
+          return yield* Effect.die(new InvariantViolation(`a claim changed nothing on a ${state._tag} key`))
+        }
+        return ClaimOutcome.Replay({ response: state.response })
+      }
+      const next = events.reduce(IdempotencyKey.evolve, state)
+      if (next._tag !== "Claimed") {
+        return yield* Effect.die(new InvariantViolation(`a claim left the key ${next._tag}`))
+      }
+      const claimToken = uuidV7()
+      yield* sql.unsafe(upsertClaim, [
+        request.partnerId,
+        request.key,
+        ...stateValues(next),
+        claimToken,
+        DateTime.toDate(now),
+      ])
+      const takeover = events.some((event) => event._tag === "KeyClaimed" && event.takeover)
+      return ClaimOutcome.Execute({ claimToken, takeover })
+    })
+    return yield* sql.withTransaction(attempt)
+  }).pipe(Effect.withSpan("idempotency.claimKey"))

@@ -1,0 +1,6 @@
+export * from "./claim-key.js"
+export * from "./claim-lost.js"
+export * from "./reap-expired-keys.js"
+export * from "./record-response.js"
+export * from "./release-key.js"
+export type { ClaimReference } from "./settle-claim.js"

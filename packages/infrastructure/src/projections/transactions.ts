@@ -1,0 +1,155 @@
+import { SqlClient } from "@effect/sql"
+import { Ledger, ResourceNotFound } from "@points/domain"
+import { Effect } from "effect"
+import { duplicateReferenceAs } from "./duplicate-reference.js"
+import { equals, isUuid, type PageRequest, selectPage, textEquals, uuidEquals } from "./keyset-page.js"
+import type { TransactionResource } from "./resources.js"
+import { isoFromDatabase, isoOf, numberFromDatabase } from "./row-batches.js"
+
+/** A `points_transactions` row as the projection writes it; `global_position` is the event's place in the log. */
+export interface TransactionRow {
+  readonly id: string
+  readonly partner_id: string
+  readonly account_id: string
+  readonly user_id: string
+  readonly type: Ledger.TransactionType
+  readonly amount: number
+  readonly balance_after: number
+  readonly reference_id: string
+  readonly description: string | null
+  readonly order_id: string | null
+  readonly created_at: string
+  readonly global_position: string
+}
+
+const movementTags: ReadonlySet<string> = new Set<Ledger.MovementEvent["_tag"]>([
+  "PointsAdded",
+  "PointsSubtracted",
+  "OrderDebited",
+  "OrderRefunded",
+])
+
+/** True for the ledger events that move points, each of which is one transaction. */
+export const isMovement = (event: Ledger.LedgerEvent): event is Ledger.MovementEvent =>
+  movementTags.has(event._tag)
+
+/** The row of a movement event: the transaction the ledger publishes for it, and where the log holds it. */
+export const transactionRowOf = (
+  partnerId: string,
+  globalPosition: bigint,
+  movement: Ledger.MovementEvent,
+): TransactionRow => {
+  const transaction = Ledger.transactionOf(movement)
+  return {
+    id: transaction.transactionId,
+    partner_id: partnerId,
+    account_id: transaction.accountId,
+    user_id: transaction.userId,
+    type: transaction.type,
+    amount: transaction.amount,
+    balance_after: transaction.balanceAfter,
+    reference_id: transaction.referenceId,
+    description: transaction.description,
+    order_id: transaction.orderId,
+    created_at: isoOf(transaction.createdAt),
+    global_position: String(globalPosition),
+  }
+}
+
+// A plain INSERT: transactions are immutable, so a second row of one id is a bug that must fail loudly, and a
+// second add or subtract with a partner's reference id fails on points_transactions_unique_reference.
+const insertStatement = `
+  INSERT INTO points_transactions (id, partner_id, account_id, user_id, type, amount, balance_after,
+                                   reference_id, description, order_id, created_at, global_position)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::bigint[],
+                       $8::text[], $9::text[], $10::uuid[], $11::timestamptz[], $12::bigint[])`
+
+/** Inserts transaction rows in one statement; LE0006 when an add or subtract reuses a reference id. */
+export const insertTransactions = (rows: ReadonlyArray<TransactionRow>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(insertStatement, [
+      rows.map((row) => row.id),
+      rows.map((row) => row.partner_id),
+      rows.map((row) => row.account_id),
+      rows.map((row) => row.user_id),
+      rows.map((row) => row.type),
+      rows.map((row) => row.amount),
+      rows.map((row) => row.balance_after),
+      rows.map((row) => row.reference_id),
+      rows.map((row) => row.description),
+      rows.map((row) => row.order_id),
+      rows.map((row) => row.created_at),
+      rows.map((row) => row.global_position),
+    ]),
+  ).pipe(
+    duplicateReferenceAs(
+      "transaction",
+      rows.find((row) => row.type === "add" || row.type === "subtract")?.reference_id ?? "",
+    ),
+  )
+
+interface TransactionDatabaseRow {
+  readonly id: string
+  readonly account_id: string
+  readonly user_id: string
+  readonly type: Ledger.TransactionType
+  readonly amount: string
+  readonly balance_after: string
+  readonly reference_id: string
+  readonly description: string | null
+  readonly order_id: string | null
+  readonly created_at: Date
+}
+
+const columns =
+  "id, account_id, user_id, type, amount, balance_after, reference_id, description, order_id, created_at"
+
+const toResource = (row: TransactionDatabaseRow): TransactionResource => ({
+  id: row.id,
+  account_id: row.account_id,
+  user_id: row.user_id,
+  type: row.type,
+  amount: numberFromDatabase(row.amount),
+  balance_after: numberFromDatabase(row.balance_after),
+  reference_id: row.reference_id,
+  description: row.description,
+  order_id: row.order_id,
+  created_at: isoFromDatabase(row.created_at),
+})
+
+/** A partner's transaction; LE0002 when the partner has none with this id. */
+export const getTransaction = (partnerId: string, transactionId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = isUuid(transactionId)
+      ? yield* sql.unsafe<TransactionDatabaseRow>(
+          `SELECT ${columns} FROM points_transactions WHERE partner_id = $1 AND id = $2`,
+          [partnerId, transactionId],
+        )
+      : []
+    const row = rows[0]
+    if (row === undefined) return yield* new ResourceNotFound({ resource: "transaction", id: transactionId })
+    return toResource(row)
+  })
+
+/** What `GET /api/points/transactions` filters and pages by. */
+export interface FindTransactionsRequest extends PageRequest {
+  readonly reference_id?: string | undefined
+  readonly user_id?: string | undefined
+}
+
+/** A page of a partner's transactions, oldest first, optionally of one reference id and/or one user. */
+export const findTransactions = (partnerId: string, request: FindTransactionsRequest) =>
+  selectPage({
+    table: "points_transactions",
+    columns,
+    key: "id",
+    filters: [
+      equals("partner_id", partnerId),
+      ...(request.reference_id === undefined ? [] : [textEquals("reference_id", request.reference_id)]),
+      ...(request.user_id === undefined ? [] : [uuidEquals("user_id", request.user_id)]),
+    ],
+    request,
+    keyOf: (row: TransactionDatabaseRow) => row.id,
+    toResource,
+  })

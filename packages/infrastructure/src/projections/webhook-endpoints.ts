@@ -1,0 +1,129 @@
+import { SqlClient } from "@effect/sql"
+import { ResourceNotFound, type WebhookEndpoint } from "@points/domain"
+import { Effect } from "effect"
+import { equals, isUuid, type PageRequest, selectPage } from "./keyset-page.js"
+import type { WebhookEndpointResource } from "./resources.js"
+import { isoFromDatabase, isoOf } from "./row-batches.js"
+
+/** A `webhook_endpoints` row as the projection writes it: the settings, never a secret. */
+export interface WebhookEndpointRow {
+  readonly id: string
+  readonly partner_id: string
+  readonly url: string
+  readonly event_types: ReadonlyArray<WebhookEndpoint.PublicEventType>
+  readonly description: string | null
+  readonly enabled: boolean
+  readonly disabled_reason: WebhookEndpoint.DisabledReason | null
+  readonly created_at: string
+  readonly updated_at: string
+  readonly version: number
+}
+
+/** The row of an endpoint's state; none before creation and after deletion (a deleted endpoint is gone). */
+export const webhookEndpointRowOf = (
+  partnerId: string,
+  state: WebhookEndpoint.WebhookEndpointState,
+): WebhookEndpointRow | null =>
+  state._tag === "Live"
+    ? {
+        id: state.endpointId,
+        partner_id: partnerId,
+        url: state.url,
+        event_types: state.eventTypes,
+        description: state.description,
+        enabled: state.enabled,
+        disabled_reason: state.disabledReason,
+        created_at: isoOf(state.createdAt),
+        updated_at: isoOf(state.updatedAt),
+        version: state.version,
+      }
+    : null
+
+const upsertStatement = `
+  INSERT INTO webhook_endpoints (id, partner_id, url, event_types, description, enabled, disabled_reason,
+                                 created_at, updated_at, version)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::boolean[], $7::text[],
+                       $8::timestamptz[], $9::timestamptz[], $10::int[])
+  ON CONFLICT (id) DO UPDATE SET
+    url = EXCLUDED.url, event_types = EXCLUDED.event_types, description = EXCLUDED.description,
+    enabled = EXCLUDED.enabled, disabled_reason = EXCLUDED.disabled_reason, updated_at = EXCLUDED.updated_at,
+    version = EXCLUDED.version
+  WHERE webhook_endpoints.partner_id = EXCLUDED.partner_id`
+
+/** Inserts or replaces webhook endpoint rows by id, in one statement. */
+export const upsertWebhookEndpoints = (rows: ReadonlyArray<WebhookEndpointRow>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(upsertStatement, [
+      rows.map((row) => row.id),
+      rows.map((row) => row.partner_id),
+      rows.map((row) => row.url),
+      rows.map((row) => JSON.stringify(row.event_types)),
+      rows.map((row) => row.description),
+      rows.map((row) => row.enabled),
+      rows.map((row) => row.disabled_reason),
+      rows.map((row) => row.created_at),
+      rows.map((row) => row.updated_at),
+      rows.map((row) => row.version),
+    ]),
+  )
+
+/** Removes a deleted endpoint's row. */
+export const deleteWebhookEndpoint = (partnerId: string, endpointId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`DELETE FROM webhook_endpoints WHERE partner_id = ${partnerId} AND id = ${endpointId}`,
+  )
+
+interface WebhookEndpointDatabaseRow {
+  readonly id: string
+  readonly url: string
+  readonly event_types: ReadonlyArray<WebhookEndpoint.PublicEventType>
+  readonly description: string | null
+  readonly enabled: boolean
+  readonly disabled_reason: WebhookEndpoint.DisabledReason | null
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly version: number
+}
+
+const columns = "id, url, event_types, description, enabled, disabled_reason, created_at, updated_at, version"
+
+const toResource = (row: WebhookEndpointDatabaseRow): WebhookEndpointResource => ({
+  id: row.id,
+  url: row.url,
+  event_types: row.event_types,
+  description: row.description,
+  enabled: row.enabled,
+  disabled_reason: row.disabled_reason,
+  created_at: isoFromDatabase(row.created_at),
+  updated_at: isoFromDatabase(row.updated_at),
+  version: row.version,
+})
+
+/** A partner's webhook endpoint; LE0002 when the partner has none with this id (deleted ones included). */
+export const getWebhookEndpoint = (partnerId: string, endpointId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = isUuid(endpointId)
+      ? yield* sql.unsafe<WebhookEndpointDatabaseRow>(
+          `SELECT ${columns} FROM webhook_endpoints WHERE partner_id = $1 AND id = $2`,
+          [partnerId, endpointId],
+        )
+      : []
+    const row = rows[0]
+    if (row === undefined)
+      return yield* new ResourceNotFound({ resource: "webhook endpoint", id: endpointId })
+    return toResource(row)
+  })
+
+/** A page of a partner's webhook endpoints, oldest first. */
+export const listWebhookEndpoints = (partnerId: string, request: PageRequest) =>
+  selectPage({
+    table: "webhook_endpoints",
+    columns,
+    key: "id",
+    filters: [equals("partner_id", partnerId)],
+    request,
+    keyOf: (row: WebhookEndpointDatabaseRow) => row.id,
+    toResource,
+  })

@@ -1,0 +1,76 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { gcraOf, type RateLimitPolicy } from "./rate-limit-policy.js"
+
+/** A rate limit decision, with what the RateLimit, RateLimit-Policy and Retry-After headers report. */
+export interface RateLimitDecision {
+  /** Whether the request may run; a refused one consumed nothing. */
+  readonly allowed: boolean
+  /** The policy's quota: its burst. */
+  readonly limit: number
+  /** Requests still allowed at once after this one (0 when refused). */
+  readonly remaining: number
+  /** Whole seconds, rounded up, until the full burst is available again. */
+  readonly resetSeconds: number
+  /** Whole seconds, rounded up, until a request would be allowed (0 when this one was). */
+  readonly retryAfterSeconds: number
+}
+
+// GCRA (the generic cell rate algorithm, a token bucket kept as one timestamp): the key's `tat` runs ahead of
+// the clock by the requests not yet "paid back" at the sustained rate. A request advances it by one emission
+// interval from max(tat, now), and is allowed if it then runs at most the burst tolerance ahead of now.
+// Deciding and writing is one upsert, so concurrent requests from any number of API processes queue on the
+// row lock and each decides on the state the previous one left; the clock is the database's
+// (clock_timestamp, read once in the CTE: a volatile CTE is evaluated once), so every process shares it. A
+// refused request writes the row back with the same `tat`: it consumes nothing.
+const statement = `
+  WITH clock AS (SELECT clock_timestamp() AS now),
+  decided AS (
+    INSERT INTO rate_limits AS bucket (key, tat, last_allowed)
+    SELECT $1, clock.now + $2 * interval '1 microsecond', true FROM clock
+    ON CONFLICT (key) DO UPDATE SET
+      tat = CASE
+        WHEN greatest(bucket.tat, (SELECT now FROM clock)) + $2 * interval '1 microsecond'
+             <= (SELECT now FROM clock) + $3 * interval '1 microsecond'
+        THEN greatest(bucket.tat, (SELECT now FROM clock)) + $2 * interval '1 microsecond'
+        ELSE bucket.tat
+      END,
+      last_allowed = greatest(bucket.tat, (SELECT now FROM clock)) + $2 * interval '1 microsecond'
+                     <= (SELECT now FROM clock) + $3 * interval '1 microsecond'
+    RETURNING tat, last_allowed
+  )
+  SELECT decided.last_allowed AS allowed,
+         (extract(epoch FROM decided.tat - clock.now) * 1000000)::bigint::text AS backlog_micros
+  FROM decided CROSS JOIN clock`
+
+const ceilSeconds = (micros: number) => Math.max(0, Math.ceil(micros / 1_000_000))
+
+/**
+ * Takes one request from `key`'s bucket under `policy`, atomically in one statement shared by every process
+ * on the database: allowed while the burst lasts, then at the sustained rate. Run it outside a transaction
+ * (a transaction would hold the key's row lock, and every request of the key with it, until it ends).
+ */
+export const consumeRateLimit = (key: string, policy: RateLimitPolicy) =>
+  Effect.gen(function* () {
+    // A bad policy is a configuration bug (settings are validated at start): a defect, not an error.
+    const { emissionMicros, toleranceMicros } = yield* Effect.sync(() => gcraOf(policy))
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql.unsafe<{ allowed: boolean; backlog_micros: string }>(statement, [
+      key,
+      emissionMicros,
+      toleranceMicros,
+    ])
+    const row = rows[0]
+    if (row === undefined) {
+      return yield* Effect.dieMessage("rate limit: the upsert returned no row")
+    }
+    // How far the key's state runs ahead of the database clock after this request.
+    const backlogMicros = Number(row.backlog_micros)
+    return {
+      allowed: row.allowed,
+      limit: policy.burst,
+      remaining: row.allowed ? Math.floor((toleranceMicros - backlogMicros) / emissionMicros) : 0,
+      resetSeconds: ceilSeconds(backlogMicros),
+      retryAfterSeconds: row.allowed ? 0 : ceilSeconds(backlogMicros + emissionMicros - toleranceMicros),
+    } satisfies RateLimitDecision
+  })

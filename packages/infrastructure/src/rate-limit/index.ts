@@ -1,0 +1,2 @@
+export * from "./consume-rate-limit.js"
+export * from "./rate-limit-policy.js"

@@ -1,0 +1,206 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer, Option, Ref } from "effect"
+import {
+  ConsumerNotCaughtUp,
+  consumerStats,
+  hasEventsAfter,
+  LogListener,
+  LogNotifier,
+  logStart,
+  readCheckpoint,
+  readLogHead,
+  runConsumer,
+  waitUntilCaughtUp,
+} from "../../src/index.js"
+import { testDatabase } from "../../src/testing/index.js"
+import { newId } from "../fixtures.js"
+import {
+  appendEvents,
+  createHandledTable,
+  handledBy,
+  logInCommitOrder,
+  recordHandled,
+  waitForStat,
+} from "./consumer-fixtures.js"
+
+// Live clock (no TestClock): the consumer polls and backs off in real time. Polling is short here so that
+// these tests do not depend on NOTIFY; consumer-lock.test.ts checks that NOTIFY wakes a consumer.
+const database = Layer.provideMerge(
+  Layer.mergeAll(LogNotifier.layer, LogListener.layer),
+  testDatabase({ poolSize: 30 }),
+)
+
+layer(database, { excludeTestServices: true })("runConsumer", (it) => {
+  describe("delivery", () => {
+    it.scoped("sees every event of 8 concurrent writers exactly once, in commit order", () =>
+      Effect.gen(function* () {
+        yield* createHandledTable
+        const notifier = yield* LogNotifier
+        const name = `all-${newId()}`
+        yield* Effect.forkScoped(
+          runConsumer({ name, handle: recordHandled(name), batchSize: 37, pollInterval: "100 millis" }),
+        )
+        // 8 writers x 50 appends over 5 streams each, every third append with 2 events in one transaction.
+        const appended = yield* Effect.all(
+          Array.from({ length: 8 }, () =>
+            Effect.gen(function* () {
+              const partners = Array.from({ length: 5 }, () => newId())
+              const ids: Array<string> = []
+              for (let n = 0; n < 50; n++) {
+                const result = yield* appendEvents(partners[n % 5] as string, n % 3 === 0 ? 2 : 1)
+                yield* notifier.committed
+                ids.push(...result.recorded.map((event) => event.eventId))
+              }
+              return ids
+            }),
+          ),
+          { concurrency: "unbounded" },
+        )
+        const written = appended.flat()
+        expect(written).toHaveLength(8 * (17 * 2 + 33))
+
+        yield* waitUntilCaughtUp(name, "head", "20 seconds")
+        const handled = yield* handledBy(name)
+        const log = yield* logInCommitOrder
+        // The consumer saw the whole log (ours and earlier tests' events), each event once, in commit order.
+        expect(handled.map((row) => row.event_id)).toEqual(log.map((row) => row.event_id))
+        expect(new Set(handled.map((row) => row.event_id)).size).toBe(handled.length)
+        const seen = new Set(handled.map((row) => row.event_id))
+        expect(written.filter((id) => !seen.has(id))).toEqual([])
+        for (let n = 1; n < handled.length; n++) {
+          const previous = handled[n - 1] as (typeof handled)[number]
+          const current = handled[n] as (typeof handled)[number]
+          const previousTx = BigInt(previous.transaction_id)
+          const currentTx = BigInt(current.transaction_id)
+          expect(currentTx >= previousTx).toBe(true)
+          if (currentTx === previousTx) {
+            expect(BigInt(current.global_position) > BigInt(previous.global_position)).toBe(true)
+          }
+        }
+        const stats = yield* consumerStats(name)
+        expect(stats.events).toBe(handled.length)
+        expect(stats.failures).toBe(0)
+      }),
+    )
+
+    it.scoped(
+      "waits below an open transaction and then handles it first: a late commit is never skipped",
+      () =>
+        Effect.gen(function* () {
+          yield* createHandledTable
+          const sql = yield* SqlClient.SqlClient
+          const name = `late-${newId()}`
+          yield* Effect.forkScoped(
+            runConsumer({ name, handle: recordHandled(name), batchSize: 100, pollInterval: "100 millis" }),
+          )
+          const before = yield* appendEvents(newId())
+          const baseline = before.recorded[0]
+          if (baseline === undefined) return expect.unreachable()
+          yield* waitUntilCaughtUp(name, baseline, "10 seconds")
+
+          // T1: appends (taking the lower position) and stays open until told to commit.
+          const appendedInT1 = yield* Deferred.make<string>()
+          const commitT1 = yield* Deferred.make<void>()
+          const t1 = yield* Effect.fork(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                const result = yield* appendEvents(newId())
+                yield* Deferred.succeed(appendedInT1, result.recorded[0]?.eventId ?? "")
+                yield* Deferred.await(commitT1)
+                return result.recorded[0]
+              }),
+            ),
+          )
+          const t1EventId = yield* Deferred.await(appendedInT1)
+          // T2: appends after T1 (a higher position and transaction id) and commits at once.
+          const t2 = (yield* appendEvents(newId())).recorded[0]
+          if (t2 === undefined) return expect.unreachable()
+
+          // Two full reads after T2 committed: the consumer has looked, and must have stopped below T1.
+          const readsAfterT2 = (yield* consumerStats(name)).reads
+          yield* waitForStat(name, "reads", readsAfterT2 + 2)
+          expect(yield* hasEventsAfter(baseline)).toBe(true)
+          const whileOpen = yield* handledBy(name)
+          expect(whileOpen.map((row) => row.event_id)).not.toContain(t2.eventId)
+          expect(whileOpen.map((row) => row.event_id)).not.toContain(t1EventId)
+          expect(yield* readCheckpoint(name)).toEqual(
+            Option.some({ transactionId: baseline.transactionId, globalPosition: baseline.globalPosition }),
+          )
+
+          yield* Deferred.succeed(commitT1, undefined)
+          const t1Event = yield* Fiber.join(t1)
+          if (t1Event === undefined) return expect.unreachable()
+          expect(t1Event.globalPosition < t2.globalPosition).toBe(true)
+          expect(t1Event.transactionId < t2.transactionId).toBe(true)
+          yield* waitUntilCaughtUp(name, t2, "10 seconds")
+          const after = (yield* handledBy(name)).map((row) => row.event_id)
+          expect(after.filter((id) => id === t1EventId)).toHaveLength(1)
+          expect(after.filter((id) => id === t2.eventId)).toHaveLength(1)
+          expect(after.indexOf(t1EventId)).toBeLessThan(after.indexOf(t2.eventId))
+          expect(after.slice(-2)).toEqual([t1EventId, t2.eventId])
+        }),
+    )
+  })
+
+  it.scoped("commits the handler's writes with the checkpoint: a failed batch leaves neither", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE side_effects (consumer text NOT NULL, event_id uuid NOT NULL)`
+      const name = `atomic-${newId()}`
+      const failing = yield* Ref.make(true)
+      const handle = (events: ReadonlyArray<{ readonly eventId: string }>) =>
+        Effect.gen(function* () {
+          for (const event of events) {
+            yield* sql`INSERT INTO side_effects (consumer, event_id) VALUES (${name}, ${event.eventId})`
+          }
+          if (yield* Ref.get(failing)) {
+            return yield* Effect.fail(new Error("the handler fails after writing"))
+          }
+        })
+      // Catch up first, so the failing batch holds only the new event.
+      const head = yield* readLogHead
+      yield* Effect.forkScoped(
+        runConsumer({
+          name,
+          handle,
+          batchSize: 1000,
+          pollInterval: "100 millis",
+          retryBackoff: { initial: "10 millis", max: "50 millis" },
+        }),
+      )
+      yield* Ref.set(failing, false)
+      yield* waitUntilCaughtUp(name, head, "10 seconds")
+      const caughtUp = yield* readCheckpoint(name)
+      const rowsBefore = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM side_effects`
+      yield* Ref.set(failing, true)
+
+      const event = (yield* appendEvents(newId())).recorded[0]
+      if (event === undefined) return expect.unreachable()
+      yield* waitForStat(name, "failures", 3)
+      const whileFailing = yield* sql<{ n: string }>`
+        SELECT count(*)::text AS n FROM side_effects WHERE event_id = ${event.eventId}`
+      expect(whileFailing[0]?.n).toBe("0")
+      expect(yield* readCheckpoint(name)).toEqual(caughtUp)
+
+      yield* Ref.set(failing, false)
+      yield* waitUntilCaughtUp(name, event, "10 seconds")
+      const rows = yield* sql<{ event_id: string }>`
+        SELECT event_id FROM side_effects WHERE consumer = ${name}`
+      expect(rows.filter((row) => row.event_id === event.eventId)).toHaveLength(1)
+      expect(rows).toHaveLength(Number(rowsBefore[0]?.n ?? "0") + 1)
+      expect(yield* readCheckpoint(name)).toEqual(
+        Option.some({ transactionId: event.transactionId, globalPosition: event.globalPosition }),
+      )
+    }),
+  )
+
+  it.effect("waitUntilCaughtUp fails with where the consumer got to when the deadline passes", () =>
+    Effect.gen(function* () {
+      const head = yield* readLogHead
+      const error = yield* Effect.flip(waitUntilCaughtUp(`never-ran-${newId()}`, head, "50 millis"))
+      expect(error).toBeInstanceOf(ConsumerNotCaughtUp)
+      expect(error).toMatchObject({ reached: logStart, target: head })
+    }),
+  )
+})
