@@ -4,6 +4,7 @@ import idempotencyKeys from "./0002_idempotency_keys.js"
 import readModels from "./0003_read_models.js"
 import consumerCheckpoints from "./0004_consumer_checkpoints.js"
 import rateLimits from "./0005_rate_limits.js"
+import appendFunction from "./0006_append_function.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -12,4 +13,5 @@ export const migrations = Migrator.fromRecord({
   "0003_read_models": readModels,
   "0004_consumer_checkpoints": consumerCheckpoints,
   "0005_rate_limits": rateLimits,
+  "0006_append_function": appendFunction,
 })
