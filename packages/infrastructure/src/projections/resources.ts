@@ -1,126 +1,16 @@
-import { Ledger, Order, WebhookEndpoint } from "@points/domain"
-import { Schema } from "effect"
-
-// The resources as the API publishes them (DESIGN.md sections 2, 3 and 6): snake_case fields, ids as UUID
-// strings, timestamps as ISO-8601 UTC strings. The read models return exactly these, so the HTTP layer can use
-// the schemas as its success types unchanged. `version` grows with every change of a resource; webhooks carry
-// it so a receiver can drop an older state that arrives late.
-
-/** An ISO-8601 UTC timestamp, e.g. `2025-01-31T12:00:00.000Z`. */
-export const IsoTimestamp = Schema.String.pipe(Schema.annotations({ identifier: "IsoTimestamp" }))
-
-/** A partner's user, as `GET /api/users/{user_id}` returns it. */
-export const UserResource = Schema.Struct({
-  id: Schema.String,
-  partner_user_id: Schema.String,
-  email: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  status: Schema.Literal("processing", "active", "closed"),
-  points_account_id: Schema.NullOr(Schema.String),
-  created_at: IsoTimestamp,
-  updated_at: IsoTimestamp,
-  version: Schema.Int,
-}).pipe(Schema.annotations({ identifier: "User" }))
-export type UserResource = typeof UserResource.Type
-
-/** A user's points account, as `GET /api/users/{user_id}/points-account` returns it. */
-export const PointsAccountResource = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  balance: Schema.Int,
-  status: Schema.Literal("open", "closed"),
-  created_at: IsoTimestamp,
-  updated_at: IsoTimestamp,
-  version: Schema.Int,
-}).pipe(Schema.annotations({ identifier: "PointsAccount" }))
-export type PointsAccountResource = typeof PointsAccountResource.Type
-
-/** One immutable movement of a points account, as `GET /api/points/transactions/{id}` returns it. */
-export const TransactionResource = Schema.Struct({
-  id: Schema.String,
-  account_id: Schema.String,
-  user_id: Schema.String,
-  type: Ledger.TransactionType,
-  amount: Schema.Int,
-  balance_after: Schema.Int,
-  reference_id: Schema.String,
-  description: Schema.NullOr(Schema.String),
-  order_id: Schema.NullOr(Schema.String),
-  created_at: IsoTimestamp,
-}).pipe(Schema.annotations({ identifier: "Transaction" }))
-export type TransactionResource = typeof TransactionResource.Type
-
-/** One line of an order. */
-export const OrderItemResource = Schema.Struct({
-  sku: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  quantity: Schema.Int,
-  points: Schema.Int,
-}).pipe(Schema.annotations({ identifier: "OrderItem" }))
-export type OrderItemResource = typeof OrderItemResource.Type
-
-/** One entry of an order's status history. */
-export const StatusChangeResource = Schema.Struct({
-  status: Order.OrderStatus,
-  at: IsoTimestamp,
-}).pipe(Schema.annotations({ identifier: "OrderStatusChange" }))
-export type StatusChangeResource = typeof StatusChangeResource.Type
-
-/** An order paid in points, as `GET /api/orders/{order_id}` returns it. */
-export const OrderResource = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  reference_id: Schema.String,
-  status: Order.OrderStatus,
-  items: Schema.Array(OrderItemResource),
-  total_points: Schema.Int,
-  debit_transaction_id: Schema.String,
-  failure_reason: Schema.NullOr(Schema.String),
-  status_history: Schema.Array(StatusChangeResource),
-  created_at: IsoTimestamp,
-  updated_at: IsoTimestamp,
-  version: Schema.Int,
-}).pipe(Schema.annotations({ identifier: "Order" }))
-export type OrderResource = typeof OrderResource.Type
-
-/** A webhook endpoint without its secret (shown only on create and rotate, by the webhook service). */
-export const WebhookEndpointResource = Schema.Struct({
-  id: Schema.String,
-  url: Schema.String,
-  event_types: Schema.Array(WebhookEndpoint.PublicEventType),
-  description: Schema.NullOr(Schema.String),
-  enabled: Schema.Boolean,
-  disabled_reason: Schema.NullOr(WebhookEndpoint.DisabledReason),
-  created_at: IsoTimestamp,
-  updated_at: IsoTimestamp,
-  version: Schema.Int,
-}).pipe(Schema.annotations({ identifier: "WebhookEndpoint" }))
-export type WebhookEndpointResource = typeof WebhookEndpointResource.Type
-
-/** A partner, as the admin API returns it. */
-export const PartnerResource = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  created_at: IsoTimestamp,
-}).pipe(Schema.annotations({ identifier: "Partner" }))
-export type PartnerResource = typeof PartnerResource.Type
-
-/** A client credential as the admin API lists it: never a secret, nor its hash. */
-export const CredentialResource = Schema.Struct({
-  client_id: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  status: Schema.Literal("active", "revoked"),
-  created_at: IsoTimestamp,
-  updated_at: IsoTimestamp,
-}).pipe(Schema.annotations({ identifier: "ClientCredential" }))
-export type CredentialResource = typeof CredentialResource.Type
-
-/** The body of every list endpoint: one page of resources and the cursor of the next, null on the last. */
-export const PageOf = <A, I, R>(resource: Schema.Schema<A, I, R>) =>
-  Schema.Struct({ data: Schema.Array(resource), next_cursor: Schema.NullOr(Schema.String) })
-
-/** One page of a list. */
-export interface Page<A> {
-  readonly data: ReadonlyArray<A>
-  readonly next_cursor: string | null
-}
+// The published resource shapes live in the domain (shared with the HTTP contract and the client SDK);
+// the read models return exactly these.
+export {
+  CredentialResource,
+  IsoTimestamp,
+  OrderItemResource,
+  OrderResource,
+  type Page,
+  PageOf,
+  PartnerResource,
+  PointsAccountResource,
+  StatusChangeResource,
+  TransactionResource,
+  UserResource,
+  WebhookEndpointResource,
+} from "@points/domain"

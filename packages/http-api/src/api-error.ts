@@ -1,0 +1,74 @@
+import { HttpApiSchema } from "@effect/platform"
+import { ErrorCode } from "@points/domain"
+import { Schema } from "effect"
+
+/** One problem found with a request: `id` identifies this occurrence (quote it to support). */
+export const ErrorEntry = Schema.Struct({
+  id: Schema.String,
+  code: ErrorCode,
+  message: Schema.String,
+}).pipe(Schema.annotations({ identifier: "ErrorEntry" }))
+export type ErrorEntry = typeof ErrorEntry.Type
+
+/** The published error body: one entry per problem; the OAuth endpoints add RFC 6749 `error` fields. */
+export const ErrorBody = Schema.Struct({
+  errors: Schema.NonEmptyArray(ErrorEntry),
+  error: Schema.optional(Schema.String),
+  error_description: Schema.optional(Schema.String),
+}).pipe(Schema.annotations({ identifier: "ErrorBody" }))
+export type ErrorBody = typeof ErrorBody.Type
+
+/** The statuses errors are answered with (DESIGN.md section 5). */
+export const errorStatuses = [400, 401, 404, 409, 413, 415, 422, 429, 500, 503] as const
+export type ErrorStatus = (typeof errorStatuses)[number]
+
+/**
+ * Any error answer of the API: its status and the published body. Handlers fail with it; the client SDK
+ * receives it. Built from the domain's typed errors in one place (`apiErrorOf` in the app).
+ */
+export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
+  status: Schema.Literal(...errorStatuses),
+  errors: Schema.NonEmptyArray(ErrorEntry),
+  error: Schema.optional(Schema.String),
+  error_description: Schema.optional(Schema.String),
+}) {
+  override get message() {
+    return this.errors.map((entry) => `${entry.code}: ${entry.message}`).join("; ")
+  }
+}
+
+// One schema per status, because HttpApi reads a status from each error schema: on the wire it is the
+// published body, in code an ApiError of that status.
+const errorAt = (status: ErrorStatus) =>
+  Schema.transform(
+    ErrorBody,
+    Schema.declare(
+      (input: unknown): input is ApiError => input instanceof ApiError && input.status === status,
+      {
+        identifier: `ApiError${status}`,
+      },
+    ),
+    {
+      strict: true,
+      decode: (body) => new ApiError({ status, ...body }),
+      encode: ({ errors, error, error_description }) => ({
+        errors,
+        ...(error === undefined ? {} : { error }),
+        ...(error_description === undefined ? {} : { error_description }),
+      }),
+    },
+  ).annotations(HttpApiSchema.annotations({ status, description: `error ${status}` }))
+
+/** The error schema of each status, to declare on endpoints (and documented in the OpenAPI document). */
+export const ErrorAt = {
+  400: errorAt(400),
+  401: errorAt(401),
+  404: errorAt(404),
+  409: errorAt(409),
+  413: errorAt(413),
+  415: errorAt(415),
+  422: errorAt(422),
+  429: errorAt(429),
+  500: errorAt(500),
+  503: errorAt(503),
+} as const

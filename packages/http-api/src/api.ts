@@ -1,0 +1,37 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ErrorAt } from "./api-error.js"
+import { AdminGroup } from "./groups/admin.js"
+import { HealthGroup } from "./groups/health.js"
+import { OAuthGroup } from "./groups/oauth.js"
+import { OrdersGroup } from "./groups/orders.js"
+import { PointsGroup } from "./groups/points.js"
+import { UsersGroup } from "./groups/users.js"
+
+/** The value of the `Api-Version` header on every response. */
+export const API_VERSION = "2025-01-01"
+
+/**
+ * The whole HTTP contract: the server implements it, the client SDK calls it, `/openapi.json` describes it.
+ * Every error is the published `{ errors: [{ id, code, message }] }` body.
+ */
+export class PointsApi extends HttpApi.make("points")
+  .add(OAuthGroup)
+  .add(UsersGroup)
+  .add(PointsGroup)
+  .add(OrdersGroup)
+  .add(AdminGroup)
+  .add(HealthGroup)
+  .addError(ErrorAt[400])
+  .addError(ErrorAt[401])
+  .addError(ErrorAt[404])
+  .addError(ErrorAt[413])
+  .addError(ErrorAt[415])
+  .addError(ErrorAt[429])
+  .addError(ErrorAt[500])
+  .addError(ErrorAt[503])
+  .annotate(OpenApi.Title, "Points & Orders Platform API")
+  .annotate(OpenApi.Version, API_VERSION)
+  .annotate(
+    OpenApi.Description,
+    "Server-to-server rewards API: users, points and orders, with idempotent POSTs (Idempotency-Key), OAuth 2.0 client credentials and signed webhooks.",
+  ) {}

@@ -1,0 +1,71 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { CredentialResource, DisplayName, PageOf, PartnerResource } from "@points/domain"
+import { Schema } from "effect"
+import { ErrorAt } from "../api-error.js"
+import { PageQuery, PathId } from "../query.js"
+import { AdminAuthentication } from "../security.js"
+
+/** A client credential with its secret: answered once, on creation and rotation. */
+export const IssuedCredentialResource = Schema.Struct({
+  client_id: Schema.String,
+  client_secret: Schema.String,
+  created_at: Schema.String,
+}).pipe(Schema.annotations({ identifier: "IssuedClientCredential" }))
+
+const partnerPath = Schema.Struct({ partner_id: PathId })
+const clientPath = Schema.Struct({ partner_id: PathId, client_id: PathId })
+
+/** The admin API: partners and their client credentials (Bearer ADMIN_TOKEN; off when it is unset). */
+export class AdminGroup extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("createPartner", "/admin/api/partners")
+      .setPayload(Schema.Struct({ name: DisplayName }))
+      .addSuccess(PartnerResource, { status: 201 })
+      .addError(ErrorAt[400]),
+  )
+  .add(
+    HttpApiEndpoint.get("listPartners", "/admin/api/partners")
+      .setUrlParams(Schema.Struct(PageQuery))
+      .addSuccess(PageOf(PartnerResource))
+      .addError(ErrorAt[400]),
+  )
+  .add(
+    HttpApiEndpoint.get("getPartner", "/admin/api/partners/:partner_id")
+      .setPath(partnerPath)
+      .addSuccess(PartnerResource)
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.post("createCredential", "/admin/api/partners/:partner_id/clients")
+      .setPath(partnerPath)
+      .setPayload(Schema.Struct({ name: Schema.optional(Schema.NullOr(DisplayName)) }))
+      .addSuccess(IssuedCredentialResource, { status: 201 })
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.get("listCredentials", "/admin/api/partners/:partner_id/clients")
+      .setPath(partnerPath)
+      .setUrlParams(Schema.Struct(PageQuery))
+      .addSuccess(PageOf(CredentialResource))
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.post(
+      "rotateCredentialSecret",
+      "/admin/api/partners/:partner_id/clients/:client_id/rotate-secret",
+    )
+      .setPath(clientPath)
+      .addSuccess(IssuedCredentialResource)
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409]),
+  )
+  .add(
+    HttpApiEndpoint.del("revokeCredential", "/admin/api/partners/:partner_id/clients/:client_id")
+      .setPath(clientPath)
+      .addSuccess(CredentialResource)
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409]),
+  )
+  .middleware(AdminAuthentication) {}

@@ -1,0 +1,69 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { DisplayName, Limits, Order, OrderResource, PageOf, Points, ReferenceId, Sku } from "@points/domain"
+import { Schema } from "effect"
+import { ErrorAt } from "../api-error.js"
+import { PageQuery, PathId } from "../query.js"
+import { Authentication } from "../security.js"
+
+/** One line of Create order; `name` may be left out. */
+export const OrderItemBody = Schema.Struct({
+  sku: Sku,
+  name: Schema.optionalWith(Schema.NullOr(DisplayName), { default: () => null }),
+  quantity: Order.Quantity,
+  points: Points,
+}).pipe(Schema.annotations({ identifier: "OrderItemInput" }))
+
+/** Body of Create order (with a mandatory `Idempotency-Key` header). */
+export const CreateOrderBody = Schema.Struct({
+  user_id: Schema.String,
+  reference_id: ReferenceId,
+  items: Schema.Array(OrderItemBody).pipe(
+    Schema.minItems(Limits.itemsMin, {
+      message: () => `must hold ${Limits.itemsMin} to ${Limits.itemsMax} items`,
+    }),
+    Schema.maxItems(Limits.itemsMax, {
+      message: () => `must hold ${Limits.itemsMin} to ${Limits.itemsMax} items`,
+    }),
+  ),
+}).pipe(Schema.annotations({ identifier: "CreateOrder" }))
+
+const orderPath = Schema.Struct({ order_id: PathId })
+
+/** Orders paid in points. */
+export class OrdersGroup extends HttpApiGroup.make("orders")
+  .add(
+    HttpApiEndpoint.post("createOrder", "/api/orders")
+      .setPayload(CreateOrderBody)
+      .addSuccess(OrderResource, { status: 201 })
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409])
+      .addError(ErrorAt[422]),
+  )
+  .add(
+    HttpApiEndpoint.get("getOrder", "/api/orders/:order_id")
+      .setPath(orderPath)
+      .addSuccess(OrderResource)
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.get("findOrders", "/api/orders")
+      .setUrlParams(
+        Schema.Struct({
+          reference_id: Schema.optional(Schema.String),
+          user_id: Schema.optional(Schema.String),
+          status: Schema.optional(Order.OrderStatus),
+          ...PageQuery,
+        }),
+      )
+      .addSuccess(PageOf(OrderResource))
+      .addError(ErrorAt[400]),
+  )
+  .add(
+    HttpApiEndpoint.post("cancelOrder", "/api/orders/:order_id/cancel")
+      .setPath(orderPath)
+      .addSuccess(OrderResource)
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409]),
+  )
+  .middleware(Authentication) {}

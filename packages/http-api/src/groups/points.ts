@@ -1,0 +1,56 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Description, PageOf, Points, ReferenceId, TransactionResource } from "@points/domain"
+import { Schema } from "effect"
+import { ErrorAt } from "../api-error.js"
+import { PageQuery, PathId } from "../query.js"
+import { Authentication } from "../security.js"
+
+/** Body of Add points and Subtract points. */
+export const PointsMovementBody = Schema.Struct({
+  transaction: Schema.Struct({
+    user_id: Schema.String,
+    amount: Points,
+    reference_id: ReferenceId,
+    description: Schema.optional(Schema.NullOr(Description)),
+  }),
+}).pipe(Schema.annotations({ identifier: "PointsMovement" }))
+
+/** Points movements: add, subtract, and the transactions they record. */
+export class PointsGroup extends HttpApiGroup.make("points")
+  .add(
+    HttpApiEndpoint.post("addPoints", "/api/points/add")
+      .setPayload(PointsMovementBody)
+      .addSuccess(TransactionResource, { status: 201 })
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409])
+      .addError(ErrorAt[422]),
+  )
+  .add(
+    HttpApiEndpoint.post("subtractPoints", "/api/points/subtract")
+      .setPayload(PointsMovementBody)
+      .addSuccess(TransactionResource, { status: 201 })
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409])
+      .addError(ErrorAt[422]),
+  )
+  .add(
+    HttpApiEndpoint.get("getTransaction", "/api/points/transactions/:transaction_id")
+      .setPath(Schema.Struct({ transaction_id: PathId }))
+      .addSuccess(TransactionResource)
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.get("findTransactions", "/api/points/transactions")
+      .setUrlParams(
+        Schema.Struct({
+          reference_id: Schema.optional(Schema.String),
+          user_id: Schema.optional(Schema.String),
+          ...PageQuery,
+        }),
+      )
+      .addSuccess(PageOf(TransactionResource))
+      .addError(ErrorAt[400]),
+  )
+  .middleware(Authentication) {}

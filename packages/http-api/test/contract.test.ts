@@ -1,0 +1,57 @@
+import { OpenApi } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { ApiError, ErrorAt, PointsApi } from "../src/index.js"
+
+const spec = OpenApi.fromApi(PointsApi)
+
+describe("The HTTP contract", () => {
+  it("describes every path of DESIGN.md section 3 (except webhooks, issue 5) in OpenAPI 3.1", () => {
+    expect(spec.openapi).toBe("3.1.0")
+    expect(Object.keys(spec.paths).sort()).toEqual(
+      [
+        "/admin/api/partners",
+        "/admin/api/partners/{partner_id}",
+        "/admin/api/partners/{partner_id}/clients",
+        "/admin/api/partners/{partner_id}/clients/{client_id}",
+        "/admin/api/partners/{partner_id}/clients/{client_id}/rotate-secret",
+        "/api/oauth/revoke",
+        "/api/oauth/token",
+        "/api/orders",
+        "/api/orders/{order_id}",
+        "/api/orders/{order_id}/cancel",
+        "/api/points/add",
+        "/api/points/subtract",
+        "/api/points/transactions",
+        "/api/points/transactions/{transaction_id}",
+        "/api/users",
+        "/api/users/{user_id}",
+        "/api/users/{user_id}/points-account",
+        "/health/live",
+        "/health/ready",
+        "/metrics",
+      ].sort(),
+    )
+  })
+
+  it("documents each endpoint's error statuses with the published error body", () => {
+    const addPoints = spec.paths["/api/points/add"]?.post
+    expect(Object.keys(addPoints?.responses ?? {}).sort()).toEqual(
+      ["201", "400", "401", "404", "409", "413", "415", "422", "429", "500", "503"].sort(),
+    )
+    expect(JSON.stringify(addPoints?.responses?.["409"])).toContain("ErrorBody")
+  })
+
+  it("encodes an ApiError as exactly the published body, and decodes it back with its status", () => {
+    const error = new ApiError({
+      status: 409,
+      errors: [{ id: "e1", code: "LE0001", message: "user is already being processed" }],
+    })
+    const body = Schema.encodeSync(ErrorAt[409])(error)
+    expect(body).toEqual({
+      errors: [{ id: "e1", code: "LE0001", message: "user is already being processed" }],
+    })
+    expect(Schema.decodeSync(ErrorAt[409])(body)).toEqual(error)
+    expect(Schema.is(ErrorAt[404])(error)).toBe(false)
+  })
+})
