@@ -225,10 +225,7 @@ describe("Points account: subtracting points", () => {
         .given([opened])
         .when(subtract(1, "processing"))
         .thenFails(new UserBeingProcessed({ userId }))
-      yield* spec
-        .given([opened])
-        .when(subtract(1, "closed"))
-        .thenFails(new AlreadyClosed({ resource: "user", id: userId }))
+      yield* spec.given([opened]).when(subtract(1, "closed")).thenFails(new NoPointsAccount({ userId }))
     }),
   )
 })
@@ -270,10 +267,7 @@ describe("Points account: paying for orders", () => {
         .when(debit(1, "unregistered"))
         .thenFails(new ResourceNotFound({ resource: "user", id: userId }))
       yield* spec.given(history).when(debit(1, "processing")).thenFails(new UserBeingProcessed({ userId }))
-      yield* spec
-        .given(history)
-        .when(debit(1, "closed"))
-        .thenFails(new AlreadyClosed({ resource: "user", id: userId }))
+      yield* spec.given(history).when(debit(1, "closed")).thenFails(new NoPointsAccount({ userId }))
     }),
   )
 

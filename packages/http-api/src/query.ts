@@ -14,3 +14,6 @@ export const PageQuery = {
 
 /** A path id: any string; an id that does not exist (or is malformed) is a 404 LE0002, not a 400. */
 export const PathId = Schema.String
+
+/** Makes a body schema report every invalid field, not only the first (DESIGN.md section 5). */
+export const reportAllErrors = { parseOptions: { errors: "all" as const } }

@@ -8,6 +8,7 @@ import {
 import { InvariantViolation } from "../shared/decider.js"
 import { type Points, PointsBalance, zeroBalance } from "../shared/points.js"
 import { ensureStandingWritable, type UserError } from "../user/decide.js"
+import type { UserStanding } from "../user/state.js"
 import type { LedgerCommand } from "./commands.js"
 import {
   AccountClosed,
@@ -46,6 +47,13 @@ const debited = (account: PointsAccount, amount: Points): Effect.Effect<PointsBa
 /** The open account a debit is written off, refused (LE2001) when there is none or it closed. */
 const openAccount = (state: LedgerState, userId: string): Effect.Effect<PointsAccount, NoPointsAccount> =>
   state._tag === "Open" ? Effect.succeed(state) : Effect.fail(new NoPointsAccount({ userId }))
+
+/**
+ * A debit (subtract, order) needs a writable user, except that a closed user's account closed with it:
+ * DESIGN.md section 3 answers that as "no account to write off" (LE2001), not as "already closed".
+ */
+const ensureDebitable = (holder: UserStanding, userId: string) =>
+  holder === "closed" ? Effect.fail(new NoPointsAccount({ userId })) : ensureStandingWritable(holder, userId)
 
 /** Decides a points account command against the account's current state. */
 export const decide = (
@@ -87,7 +95,7 @@ export const decide = (
         return opening ? [AccountOpened.make({ accountId, userId: command.userId, at }), added] : [added]
       }
       case "SubtractPoints": {
-        yield* ensureStandingWritable(command.holder, command.userId)
+        yield* ensureDebitable(command.holder, command.userId)
         const account = yield* openAccount(state, command.userId)
         const balanceAfter = yield* debited(account, command.amount)
         return [
@@ -105,7 +113,7 @@ export const decide = (
       }
       case "DebitForOrder": {
         // Once per order: the placeOrder workflow debits only while placing a new order stream.
-        yield* ensureStandingWritable(command.holder, command.userId)
+        yield* ensureDebitable(command.holder, command.userId)
         const account = yield* openAccount(state, command.userId)
         const balanceAfter = yield* debited(account, command.amount)
         return [

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { DisplayName, Limits, Order, OrderResource, PageOf, Points, ReferenceId, Sku } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId } from "../query.js"
+import { PageQuery, PathId, reportAllErrors } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** One line of Create order; `name` may be left out. */
@@ -25,7 +25,7 @@ export const CreateOrderBody = Schema.Struct({
       message: () => `must hold ${Limits.itemsMin} to ${Limits.itemsMax} items`,
     }),
   ),
-}).pipe(Schema.annotations({ identifier: "CreateOrder" }))
+}).pipe(Schema.annotations({ identifier: "CreateOrder", ...reportAllErrors }))
 
 const orderPath = Schema.Struct({ order_id: PathId })
 

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Description, PageOf, Points, ReferenceId, TransactionResource } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId } from "../query.js"
+import { PageQuery, PathId, reportAllErrors } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** Body of Add points and Subtract points. */
@@ -13,7 +13,7 @@ export const PointsMovementBody = Schema.Struct({
     reference_id: ReferenceId,
     description: Schema.optional(Schema.NullOr(Description)),
   }),
-}).pipe(Schema.annotations({ identifier: "PointsMovement" }))
+}).pipe(Schema.annotations({ identifier: "PointsMovement", ...reportAllErrors }))
 
 /** Points movements: add, subtract, and the transactions they record. */
 export class PointsGroup extends HttpApiGroup.make("points")

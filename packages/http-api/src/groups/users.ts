@@ -9,7 +9,7 @@ import {
 } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId } from "../query.js"
+import { PageQuery, PathId, reportAllErrors } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** Body of Create user. */
@@ -17,13 +17,13 @@ export const CreateUserBody = Schema.Struct({
   partner_user_id: PartnerUserId,
   email: Email,
   name: Schema.optional(Schema.NullOr(DisplayName)),
-}).pipe(Schema.annotations({ identifier: "CreateUser" }))
+}).pipe(Schema.annotations({ identifier: "CreateUser", ...reportAllErrors }))
 
 /** Body of Update user: only the fields to change. */
 export const UpdateUserBody = Schema.Struct({
   email: Schema.optional(Email),
   name: Schema.optional(Schema.NullOr(DisplayName)),
-}).pipe(Schema.annotations({ identifier: "UpdateUser" }))
+}).pipe(Schema.annotations({ identifier: "UpdateUser", ...reportAllErrors }))
 
 const userPath = Schema.Struct({ user_id: PathId })
 

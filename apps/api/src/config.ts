@@ -1,0 +1,62 @@
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+
+/** The API's settings (DESIGN.md section 8), read from the environment and validated at start. */
+export interface ApiSettings {
+  readonly port: number
+  readonly host: string
+  readonly adminToken: Option.Option<Redacted.Redacted>
+  readonly tokenTtlSeconds: number
+  readonly idempotencyTtlSeconds: number
+  readonly idempotencyLeaseSeconds: number
+  readonly rateLimitPerSecond: number
+  readonly rateLimitBurst: number
+  readonly tlsCertFile: Option.Option<string>
+  readonly tlsKeyFile: Option.Option<string>
+}
+
+const positiveInt = (name: string, fallback: number, max: number) =>
+  Config.integer(name).pipe(
+    Config.validate({
+      message: `must be an integer from 1 to ${max}`,
+      validation: (n) => n >= 1 && n <= max,
+    }),
+    Config.withDefault(fallback),
+  )
+
+/** Reads and validates every setting; a bad value fails start with a message naming the variable. */
+export const apiSettings: Config.Config<ApiSettings> = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  adminToken: Config.option(
+    Config.redacted("ADMIN_TOKEN").pipe(
+      Config.validate({
+        message: "must be at least 16 characters",
+        validation: (token) => Redacted.value(token).length >= 16,
+      }),
+    ),
+  ),
+  tokenTtlSeconds: positiveInt("TOKEN_TTL_SECONDS", 3600, 86_400 * 30),
+  idempotencyTtlSeconds: positiveInt("IDEMPOTENCY_TTL_SECONDS", 86_400, 86_400 * 7),
+  idempotencyLeaseSeconds: positiveInt("IDEMPOTENCY_LEASE_SECONDS", 30, 3600),
+  rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100, 1_000_000),
+  rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200, 1_000_000),
+  tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
+  tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
+}).pipe(
+  Config.validate({
+    message: "TLS_CERT_FILE and TLS_KEY_FILE must be set together",
+    validation: (settings) => Option.isSome(settings.tlsCertFile) === Option.isSome(settings.tlsKeyFile),
+  }),
+)
+
+/** The validated settings, as a service. */
+export class Settings extends Context.Tag("@points/api/Settings")<Settings, ApiSettings>() {
+  /** From the environment. */
+  static readonly layer = Layer.effect(Settings, apiSettings)
+  /** Given values (tests). */
+  static readonly withOverrides = (overrides: Partial<ApiSettings> = {}) =>
+    Layer.effect(
+      Settings,
+      Effect.map(apiSettings, (settings) => ({ ...settings, ...overrides })),
+    )
+}

@@ -1,0 +1,98 @@
+import { timingSafeEqual } from "node:crypto"
+import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { InvalidToken } from "@points/domain"
+import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
+import { authenticateBearer, consumeRateLimit } from "@points/infrastructure"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Settings } from "../config.js"
+import { apiErrorOf, entryOf } from "./api-error-of.js"
+
+const challenge = (error: ApiError) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(
+        HttpServerResponse.setHeader(
+          response,
+          "WWW-Authenticate",
+          'Bearer realm="points", error="invalid_token"',
+        ),
+      ),
+    ),
+    Effect.fail(error),
+  )
+
+/**
+ * Bearer authentication (RFC 6750) and the partner's rate limit (DESIGN.md section 7), before any handler
+ * runs: a bad token or a throttled request executes nothing and leaves its Idempotency-Key unused. Every
+ * authenticated response carries the `RateLimit` and `RateLimit-Policy` headers; a 429 also `Retry-After`.
+ */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const settings = yield* Settings
+    const sql = yield* SqlClient.SqlClient
+    const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
+    return {
+      bearer: (token) =>
+        Effect.gen(function* () {
+          const value = Redacted.value(token)
+          const principal = yield* authenticateBearer(value).pipe(
+            Effect.catchIf(
+              (error): error is InvalidToken => error instanceof InvalidToken,
+              (error) => challenge(apiErrorOf(error)),
+            ),
+            Effect.catchAll((error) => (error instanceof ApiError ? Effect.fail(error) : Effect.die(error))),
+          )
+          const decision = yield* consumeRateLimit(`partner:${principal.partnerId}`, policy).pipe(
+            Effect.orDie,
+          )
+          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+            Effect.succeed(
+              HttpServerResponse.setHeaders(response, {
+                "RateLimit-Policy": `"partner";q=${decision.limit};w=1`,
+                RateLimit: `"partner";r=${decision.remaining};t=${decision.resetSeconds}`,
+                ...(decision.allowed ? {} : { "Retry-After": String(decision.retryAfterSeconds) }),
+              }),
+            ),
+          )
+          if (!decision.allowed) {
+            return yield* Effect.fail(
+              new ApiError({
+                status: 429,
+                errors: [
+                  entryOf("GH1009", `rate limit reached: retry after ${decision.retryAfterSeconds} s`),
+                ],
+              }),
+            )
+          }
+          return principal
+        }).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+    }
+  }),
+)
+
+const sameSecret = (given: string, expected: string) => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** Bearer `ADMIN_TOKEN` for the admin API; with no ADMIN_TOKEN the admin API does not exist (404 NN1002). */
+export const AdminAuthenticationLive = Layer.effect(
+  AdminAuthentication,
+  Effect.gen(function* () {
+    const settings = yield* Settings
+    return {
+      adminToken: (token) =>
+        Option.match(settings.adminToken, {
+          onNone: () =>
+            Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] })),
+          onSome: (expected) =>
+            sameSecret(Redacted.value(token), Redacted.value(expected))
+              ? Effect.void
+              : challenge(new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] })),
+        }),
+    }
+  }),
+)

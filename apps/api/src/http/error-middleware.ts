@@ -1,0 +1,55 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { ApiError, PointsApi } from "@points/http-api"
+import { Cause, Effect } from "effect"
+import { apiErrorOf, entryOf, isPlatformError, unavailable, unexpected } from "./api-error-of.js"
+import { invalidParamsOf } from "./invalid-params.js"
+
+const isDatabaseUnreachable = (defect: unknown): boolean => {
+  // A SqlError whose cause is a refused or dropped connection: the outcome is known not to have happened.
+  const text = String((defect as { cause?: unknown })?.cause ?? "")
+  return (
+    (defect as { _tag?: string })?._tag === "SqlError" &&
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection terminated|connect|57P01|57P03/.test(text)
+  )
+}
+
+/**
+ * Turns every failure into the published error body: schema failures into 400 with one entry per field,
+ * unknown routes into 404 NN1002, unreadable bodies into 400, domain errors into their code and status, and
+ * anything else into 500 SV5000 (503 SV5003 when the database is out of reach), logged with its cause but
+ * never shown: no stack trace or SQL reaches a client.
+ */
+export const ErrorMiddlewareLive = HttpApiBuilder.middleware(PointsApi, (app) =>
+  app.pipe(
+    Effect.catchAllCause((cause): Effect.Effect<never, ApiError> => {
+      // Squashed: the body reader reports an unreadable body as a defect, not as a typed failure.
+      const squashed: unknown = Cause.squash(cause)
+      {
+        const error = squashed
+        if (error instanceof ApiError) return Effect.fail(error)
+        const tag = (error as { _tag?: string })._tag
+        if (tag === "HttpApiDecodeError") return Effect.fail(invalidParamsOf(error as never))
+        if (tag === "RouteNotFound") {
+          return Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
+        }
+        if (tag === "RequestError") {
+          return Effect.fail(
+            new ApiError({
+              status: 400,
+              errors: [entryOf("GH1006", "invalid params: the body is not valid JSON")],
+            }),
+          )
+        }
+        if (isPlatformError(error)) return Effect.fail(apiErrorOf(error))
+        if (tag === "StreamVersionConflict") {
+          // Still contended after the bounded retries: nothing was written; the client may retry shortly.
+          return Effect.fail(unavailable())
+        }
+      }
+      return Effect.zipRight(
+        Effect.logError("request failed", cause),
+        Effect.fail(isDatabaseUnreachable(squashed) ? unavailable() : unexpected()),
+      )
+    }),
+  ),
+)

@@ -1,0 +1,53 @@
+import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
+import { PointsApi } from "@points/http-api"
+import {
+  activateUsersHandler,
+  InlineProjectionLive,
+  LogListener,
+  LogNotifier,
+  runConsumer,
+  USER_ACTIVATION_CONSUMER,
+} from "@points/infrastructure"
+import { Effect, Layer } from "effect"
+import { AdminLive } from "./handlers/admin.js"
+import { HealthLive } from "./handlers/health.js"
+import { OAuthLive } from "./handlers/oauth.js"
+import { OrdersLive } from "./handlers/orders.js"
+import { PointsLive } from "./handlers/points.js"
+import { UsersLive } from "./handlers/users.js"
+import { AdminAuthenticationLive, AuthenticationLive } from "./http/authentication.js"
+import { ErrorMiddlewareLive } from "./http/error-middleware.js"
+import { serverMiddleware } from "./http/server-middleware.js"
+
+/** Every handler of the contract, with their authentication. */
+const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
+  Layer.provide(Layer.mergeAll(UsersLive, PointsLive, OrdersLive, OAuthLive, AdminLive, HealthLive)),
+  Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
+)
+
+/**
+ * The HTTP application: the contract's handlers behind the error mapping, `/openapi.json` generated from the
+ * contract and an interactive reference at `/docs`, all inside the request-id / size / media-type middleware.
+ * Needs an HttpServer, the database, and the settings.
+ */
+export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
+  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(ErrorMiddlewareLive),
+  Layer.provide(ApiLive),
+)
+
+/** Activates new users shortly after creation (processing -> active): a consumer of the event log. */
+export const UserActivationLive = Layer.scopedDiscard(
+  Effect.forkScoped(
+    runConsumer({
+      name: USER_ACTIVATION_CONSUMER,
+      handle: activateUsersHandler,
+      batchSize: 100,
+      pollInterval: "1 second",
+    }),
+  ),
+)
+
+/** What the API needs beside the database and settings: read models, the log notifier and listener. */
+export const WriteSideLive = Layer.mergeAll(InlineProjectionLive, LogNotifier.layer, LogListener.layer)

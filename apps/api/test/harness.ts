@@ -1,0 +1,127 @@
+import { createServer } from "node:http"
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { testDatabase } from "@points/infrastructure/testing"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { type ApiSettings, Settings } from "../src/config.js"
+import { HttpAppLive, UserActivationLive, WriteSideLive } from "../src/server.js"
+
+/** The admin token of every test server. */
+export const ADMIN_TOKEN = "test-admin-token-0123456789"
+
+/** The whole API on a real socket (127.0.0.1, a free port) over a fresh database, with user activation. */
+export const testServer = (overrides: Partial<ApiSettings> = {}) =>
+  Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(WriteSideLive),
+    Layer.provide(
+      Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...overrides }),
+    ),
+    Layer.provideMerge(testDatabase()),
+  )
+
+/** A response as tests look at it. */
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+  readonly body: any
+}
+
+/** The base URL of the running test server. */
+export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
+  const address = server.address as HttpServer.TcpAddress
+  return `http://127.0.0.1:${address.port}`
+})
+
+/** Sends a request to the test server; `json` sets a JSON body, `body` a raw one. */
+export const call = (
+  method: string,
+  path: string,
+  options: {
+    readonly token?: string
+    readonly json?: unknown
+    readonly body?: string
+    readonly headers?: Record<string, string>
+  } = {},
+) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.promise(async (): Promise<Reply> => {
+      const headers: Record<string, string> = { ...options.headers }
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+      let body: string | undefined = options.body
+      if (options.json !== undefined) {
+        body = JSON.stringify(options.json)
+        headers["content-type"] ??= "application/json"
+      }
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      })
+      const text = await response.text()
+      let parsed: unknown = null
+      try {
+        parsed = text === "" ? null : JSON.parse(text)
+      } catch {
+        parsed = null
+      }
+      return { status: response.status, headers: response.headers, text, body: parsed }
+    }),
+  )
+
+/** A partner with one credential and a bearer token, made through the admin and OAuth endpoints. */
+export const newPartner = (name = "Acme") =>
+  Effect.gen(function* () {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+    const partner = yield* call("POST", "/admin/api/partners", { json: { name }, headers: admin })
+    const credential = yield* call("POST", `/admin/api/partners/${partner.body.id}/clients`, {
+      json: { name: "server" },
+      headers: admin,
+    })
+    const token = yield* call("POST", "/api/oauth/token", {
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: credential.body.client_id,
+        client_secret: credential.body.client_secret,
+      }).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    })
+    return {
+      partnerId: partner.body.id as string,
+      clientId: credential.body.client_id as string,
+      clientSecret: credential.body.client_secret as string,
+      token: token.body.access_token as string,
+    }
+  })
+
+/** Polls until `check` holds, at most `seconds`: waits on a real condition, never a fixed sleep. */
+export const eventually = <A, R>(
+  probe: Effect.Effect<A, never, R>,
+  check: (value: A) => boolean,
+  seconds = 10,
+) =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + seconds * 1000
+    for (;;) {
+      const value = yield* probe
+      if (check(value)) return value
+      if (Date.now() > deadline) return yield* Effect.dieMessage("condition not reached in time")
+      yield* Effect.sleep("20 millis")
+    }
+  })
+
+/** A registered user of the partner, already activated by the consumer. */
+export const activeUser = (token: string, partnerUserId = `p-${Math.random().toString(36).slice(2)}`) =>
+  Effect.gen(function* () {
+    const created = yield* call("POST", "/api/users", {
+      token,
+      json: { partner_user_id: partnerUserId, email: "ada@example.com", name: "Ada" },
+    })
+    yield* eventually(
+      call("GET", `/api/users/${created.body.id}`, { token }),
+      (reply) => reply.body?.status === "active",
+    )
+    return created.body.id as string
+  })

@@ -1,0 +1,196 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { activeUser, call, newPartner, type Reply, testServer } from "./harness.js"
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Every error answer is the published body: entries with an id, a code and a message, nothing internal. */
+const expectPublishedError = (reply: Reply, status: number, code: string) => {
+  expect(reply.status).toBe(status)
+  expect(reply.headers.get("content-type")).toContain("application/json")
+  expect(reply.body.errors.length).toBeGreaterThan(0)
+  for (const entry of reply.body.errors) {
+    expect(entry.id).toMatch(uuid)
+    expect(typeof entry.message).toBe("string")
+    expect(entry.message).not.toMatch(/SELECT|INSERT|at .*\.ts|Error:|undefined/)
+  }
+  expect(reply.body.errors.map((entry: { code: string }) => entry.code)).toContain(code)
+}
+
+layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The HTTP protocol", (it) => {
+  it.effect(
+    "answers unknown routes with 404 NN1002, and every response carries X-Request-Id and Api-Version",
+    () =>
+      Effect.gen(function* () {
+        const reply = yield* call("GET", "/api/nothing-here", { headers: { "x-request-id": "trace-123" } })
+        expectPublishedError(reply, 404, "NN1002")
+        expect(reply.headers.get("x-request-id")).toBe("trace-123")
+        expect(reply.headers.get("api-version")).toBeTruthy()
+        const fresh = yield* call("GET", "/health/live")
+        expect(fresh.status).toBe(200)
+        expect(fresh.headers.get("x-request-id")).toMatch(uuid)
+      }),
+  )
+
+  it.effect("refuses missing, malformed and unknown tokens with 401 GH1003 and a Bearer challenge", () =>
+    Effect.gen(function* () {
+      for (const token of [undefined, "garbage", "pos_at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]) {
+        const reply = yield* call("GET", "/api/users", token === undefined ? {} : { token })
+        expectPublishedError(reply, 401, "GH1003")
+        expect(reply.headers.get("www-authenticate")).toContain("Bearer")
+      }
+    }),
+  )
+
+  it.effect(
+    "issues tokens from a form, from JSON and from HTTP Basic, with no-store; refuses bad clients",
+    () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret } = yield* newPartner()
+        const form = yield* call("POST", "/api/oauth/token", {
+          body: `grant_type=client_credentials&client_id=${clientId}&client_secret=${encodeURIComponent(clientSecret)}`,
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        })
+        expect(form.status).toBe(200)
+        expect(form.body).toMatchObject({ token_type: "Bearer" })
+        expect(form.body.token).toBe(form.body.access_token)
+        expect(form.headers.get("cache-control")).toBe("no-store")
+        expect(form.headers.get("pragma")).toBe("no-cache")
+        const json = yield* call("POST", "/api/oauth/token", {
+          json: { client_id: clientId, client_secret: clientSecret },
+        })
+        expect(json.status).toBe(200)
+        const basic = yield* call("POST", "/api/oauth/token", {
+          body: "grant_type=client_credentials",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            authorization: `Basic ${Buffer.from(`${clientId}:${encodeURIComponent(clientSecret)}`).toString("base64")}`,
+          },
+        })
+        expect(basic.status).toBe(200)
+        const wrong = yield* call("POST", "/api/oauth/token", {
+          json: { client_id: clientId, client_secret: "nope" },
+        })
+        expectPublishedError(wrong, 401, "GH1001")
+        expect(wrong.body.error).toBe("invalid_client")
+        const wrongBasic = yield* call("POST", "/api/oauth/token", {
+          body: "grant_type=client_credentials",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            authorization: `Basic ${Buffer.from(`${clientId}:nope`).toString("base64")}`,
+          },
+        })
+        expect(wrongBasic.status).toBe(401)
+        expect(wrongBasic.headers.get("www-authenticate")).toContain("Basic")
+        const grant = yield* call("POST", "/api/oauth/token", {
+          json: { grant_type: "password", client_id: clientId, client_secret: clientSecret },
+        })
+        expectPublishedError(grant, 400, "GH1007")
+        // RFC 7009: revoking works, and the token is refused afterwards.
+        const revoke = yield* call("POST", "/api/oauth/revoke", {
+          json: { token: json.body.access_token, client_id: clientId, client_secret: clientSecret },
+        })
+        expect(revoke.status).toBe(200)
+        const refused = yield* call("GET", "/api/users", { token: json.body.access_token })
+        expectPublishedError(refused, 401, "GH1003")
+        const stillFine = yield* call("GET", "/api/users", { token: form.body.access_token })
+        expect(stillFine.status).toBe(200)
+      }),
+  )
+
+  it.effect("answers bad JSON, wrong media types and oversized bodies in the published format", () =>
+    Effect.gen(function* () {
+      const { token } = yield* newPartner()
+      const badJson = yield* call("POST", "/api/users", {
+        token,
+        body: "{not json",
+        headers: { "content-type": "application/json" },
+      })
+      expectPublishedError(badJson, 400, "GH1006")
+      const text = yield* call("POST", "/api/users", {
+        token,
+        body: "hello",
+        headers: { "content-type": "text/plain" },
+      })
+      expectPublishedError(text, 415, "GH1010")
+      const huge = yield* call("POST", "/api/users", {
+        token,
+        body: JSON.stringify({ partner_user_id: "x".repeat(1_100_000) }),
+        headers: { "content-type": "application/json" },
+      })
+      expectPublishedError(huge, 413, "GH1008")
+    }),
+  )
+
+  it.effect("reports every invalid field of a body, in the published words, and changes nothing", () =>
+    Effect.gen(function* () {
+      const { token } = yield* newPartner()
+      const reply = yield* call("POST", "/api/users", { token, json: { partner_user_id: 5, email: 7 } })
+      expectPublishedError(reply, 400, "GH1006")
+      const messages = reply.body.errors.map((entry: { message: string }) => entry.message)
+      expect(messages).toContain("partner_user_id must be a string")
+      expect(messages).toContain("email must be a string")
+      const points = yield* call("POST", "/api/points/add", {
+        token,
+        json: { transaction: { user_id: 5, amount: 1, reference_id: "r" } },
+      })
+      expectPublishedError(points, 400, "LE1001")
+      expect(points.body.errors[0].message).toBe("transaction.user_id must be a string")
+      const list = yield* call("GET", "/api/users", { token })
+      expect(list.body.data).toEqual([])
+    }),
+  )
+
+  it.effect("gives a 4xx in the published format, never a 5xx, for a table of hostile bodies", () =>
+    Effect.gen(function* () {
+      const { token } = yield* newPartner()
+      const userId = yield* activeUser(token)
+      const hostile: ReadonlyArray<unknown> = [
+        null,
+        [],
+        "string",
+        42,
+        {},
+        { transaction: null },
+        { transaction: { user_id: userId, amount: -5, reference_id: "r" } },
+        { transaction: { user_id: userId, amount: 1.5, reference_id: "r" } },
+        { transaction: { user_id: userId, amount: 1_000_000_001, reference_id: "r" } },
+        { transaction: { user_id: userId, amount: 1, reference_id: "" } },
+        { transaction: { user_id: userId, amount: 1, reference_id: "x".repeat(256) } },
+        { transaction: { user_id: userId, amount: 1, reference_id: "nul\u0000byte" } },
+        { transaction: { user_id: "not-a-uuid", amount: 1, reference_id: "r" } },
+        { partner_user_id: "p", email: "not an email" },
+        { user_id: userId, reference_id: "r", items: [] },
+        { user_id: userId, reference_id: "r", items: [{ sku: "A", quantity: 0, points: 1 }] },
+        { user_id: userId, reference_id: "r", items: [{ sku: "A", quantity: 1000, points: 1_000_000_000 }] },
+        { name: "x".repeat(201) },
+      ]
+      const routes: ReadonlyArray<readonly [string, string, Record<string, string>]> = [
+        ["POST", "/api/users", {}],
+        ["PATCH", `/api/users/${userId}`, {}],
+        ["POST", "/api/points/add", {}],
+        ["POST", "/api/points/subtract", {}],
+        ["POST", "/api/orders", { "idempotency-key": "hostile" }],
+      ]
+      for (const [method, path, headers] of routes) {
+        for (const [index, body] of hostile.entries()) {
+          const reply = yield* call(method, path, {
+            token,
+            body: JSON.stringify(body),
+            headers: {
+              "content-type": "application/json",
+              ...headers,
+              ...(headers["idempotency-key"] ? { "idempotency-key": `h-${path}-${index}` } : {}),
+            },
+          })
+          if (reply.status >= 200 && reply.status < 300) continue // e.g. PATCH with {} changes nothing
+          expect(reply.status, `${method} ${path} ${JSON.stringify(body)}`).toBeGreaterThanOrEqual(400)
+          expect(reply.status, `${method} ${path} ${JSON.stringify(body)}`).toBeLessThan(500)
+          expect(reply.body.errors.length).toBeGreaterThan(0)
+        }
+      }
+      const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
+      expect(account.status).toBe(404)
+    }),
+  )
+})

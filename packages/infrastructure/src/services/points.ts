@@ -1,0 +1,135 @@
+import {
+  AccountId,
+  Ledger,
+  type Points,
+  Reference,
+  type ReferenceId,
+  TransactionId,
+  User,
+  type UserId,
+} from "@points/domain"
+import { Effect } from "effect"
+import { v7 as uuidV7 } from "uuid"
+import { ledgerStream, referenceStream, userStream } from "../event-store/stream-handle.js"
+import { getPointsAccount } from "../projections/points-accounts.js"
+import { findTransactions, getTransaction } from "../projections/transactions.js"
+import { appendContextOf, type RequestContext } from "./request-context.js"
+import { userIdOf } from "./resource-ids.js"
+import { runUnitOfWork } from "./run-unit-of-work.js"
+import { writeThenRead } from "./write-then-read.js"
+
+/**
+ * Open points account, explicitly (the first Add points opens one too). LE1001 when the user has one;
+ * LE0002 unknown user, LE0001 while processing, LE0004 when closed.
+ */
+export const openPointsAccount = (context: RequestContext, userId: string) =>
+  Effect.gen(function* () {
+    const id = yield* userIdOf(userId)
+    const accountId = AccountId.make(uuidV7())
+    return yield* writeThenRead(
+      runUnitOfWork(
+        { user: userStream(id), ledger: ledgerStream(id) },
+        (s) =>
+          Effect.map(
+            Ledger.decide(
+              Ledger.OpenAccount.make({ userId: id, accountId, holder: User.standingOf(s.user) }),
+              s.ledger,
+            ),
+            (ledger) => ({ ledger }),
+          ),
+        appendContextOf(context),
+      ),
+      () => getPointsAccount(context.partnerId, id),
+    )
+  }).pipe(Effect.withSpan("points.openAccount"))
+
+/** Get points account; LE0002 naming the user when unknown, naming the points account when it has none. */
+export const getPointsAccountResource = (context: RequestContext, userId: string) =>
+  getPointsAccount(context.partnerId, userId).pipe(Effect.withSpan("points.getAccount"))
+
+/** What Add points and Subtract points take (the body's `transaction`). */
+export interface PointsMovementInput {
+  readonly user_id: string
+  readonly amount: Points
+  readonly reference_id: ReferenceId
+  readonly description?: string | null | undefined
+}
+
+// One movement: the partner's reference id is reserved for the transaction and the ledger decides, in one unit
+// of work. The reservation is decided first, so a retry of a movement that was recorded is LE0006 (read the
+// outcome by reference id) even if the user changed since.
+const movePoints = (context: RequestContext, kind: "add" | "subtract", input: PointsMovementInput) =>
+  Effect.gen(function* () {
+    const userId: UserId = yield* userIdOf(input.user_id)
+    const transactionId = TransactionId.make(uuidV7())
+    const accountId = AccountId.make(uuidV7())
+    const { partnerId } = context
+    const referenceId = input.reference_id
+    return yield* writeThenRead(
+      runUnitOfWork(
+        {
+          reference: referenceStream(partnerId, "transaction", referenceId),
+          user: userStream(userId),
+          ledger: ledgerStream(userId),
+        },
+        (s) =>
+          Effect.gen(function* () {
+            const reference = yield* Reference.decide(
+              Reference.ReserveReference.make({
+                partnerId,
+                kind: "transaction",
+                referenceId,
+                recordId: transactionId,
+              }),
+              s.reference,
+            )
+            const movement = {
+              userId,
+              transactionId,
+              amount: input.amount,
+              referenceId,
+              description: input.description ?? null,
+              holder: User.standingOf(s.user),
+            }
+            const ledger = yield* Ledger.decide(
+              kind === "add"
+                ? Ledger.AddPoints.make({ ...movement, accountId })
+                : Ledger.SubtractPoints.make(movement),
+              s.ledger,
+            )
+            return { reference, ledger }
+          }),
+        appendContextOf(context),
+      ),
+      () => getTransaction(partnerId, transactionId),
+    )
+  })
+
+/**
+ * Add points: credits the user's account, opening it if it has none. LE0002 unknown user, LE0001 while
+ * processing, LE0004 closed user or account, LE0006 duplicate reference id.
+ */
+export const addPoints = (context: RequestContext, input: PointsMovementInput) =>
+  movePoints(context, "add", input).pipe(Effect.withSpan("points.add"))
+
+/**
+ * Subtract points: debits the user's open account, never below zero. LE2001 without an open account, LE2002
+ * insufficient balance, LE0002 unknown user, LE0001 while processing, LE0004 closed, LE0006 duplicate.
+ */
+export const subtractPoints = (context: RequestContext, input: PointsMovementInput) =>
+  movePoints(context, "subtract", input).pipe(Effect.withSpan("points.subtract"))
+
+/** Get transaction; LE0002 when the partner has none with this id. */
+export const getTransactionResource = (context: RequestContext, transactionId: string) =>
+  getTransaction(context.partnerId, transactionId).pipe(Effect.withSpan("points.getTransaction"))
+
+/** Find transactions: a page of the partner's, oldest first, optionally of one reference id and/or user. */
+export const listTransactions = (
+  context: RequestContext,
+  query: {
+    readonly reference_id?: string | undefined
+    readonly user_id?: string | undefined
+    readonly limit?: number | undefined
+    readonly cursor?: string | undefined
+  },
+) => findTransactions(context.partnerId, query).pipe(Effect.withSpan("points.listTransactions"))

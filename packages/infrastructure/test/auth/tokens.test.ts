@@ -1,0 +1,166 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { InvalidClientCredentials, InvalidToken, type InvalidTokenReason } from "@points/domain"
+import { Duration, Effect, Schedule } from "effect"
+import {
+  accessTokenHash,
+  authenticateBearer,
+  createPartner,
+  hashClientSecret,
+  type IssuedCredential,
+  issueCredential,
+  issueToken,
+  revokeCredential,
+  revokeToken,
+  UNKNOWN_CLIENT_HASH,
+} from "../../src/index.js"
+import { newId } from "../fixtures.js"
+import { refusedWith, serviceDatabase } from "../services/service-fixtures.js"
+
+const ttl = { ttlSeconds: 3600 }
+
+const credentialsOf = (issued: IssuedCredential) => ({
+  client_id: issued.client_id,
+  client_secret: issued.client_secret,
+})
+
+/** A new partner with one client credential. */
+const newClient = Effect.gen(function* () {
+  const partner = yield* createPartner({ name: "Acme" })
+  const issued = yield* issueCredential(partner.id, { name: "backend" })
+  return { partnerId: partner.id, issued, credentials: credentialsOf(issued) }
+})
+
+const invalidClient = refusedWith(InvalidClientCredentials, "GH1001")
+
+const invalidToken = (reason: InvalidTokenReason) => (error: unknown) => {
+  refusedWith(InvalidToken, "GH1003")(error)
+  expect((error as InvalidToken).reason).toBe(reason)
+}
+
+layer(serviceDatabase({ poolSize: 12 }), { excludeTestServices: true })("access tokens", (it) => {
+  describe("issueToken and authenticateBearer", () => {
+    it.effect("issues an opaque prefixed token, stored only as its SHA-256, that names the partner", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { partnerId, issued, credentials } = yield* newClient
+        const before = Math.floor(Date.now() / 1000)
+        const token = yield* issueToken(credentials, ttl)
+        expect(token).toMatchObject({ token_type: "Bearer", expires_in: 3600 })
+        expect(token.access_token).toMatch(/^pos_at_[A-Za-z0-9_-]{43}$/)
+        expect(token.token).toBe(token.access_token)
+        expect(token.expires_at).toBeGreaterThanOrEqual(before + 3600 - 5)
+        expect(token.expires_at).toBeLessThanOrEqual(before + 3600 + 5)
+        expect(yield* authenticateBearer(token.access_token)).toEqual({
+          partnerId,
+          clientId: issued.client_id,
+          tokenId: token.token_id,
+        })
+        const rows = yield* sql<{ token_hash: string; row: string }>`
+          SELECT token_hash, to_jsonb(t)::text AS row FROM access_tokens t WHERE token_id = ${token.token_id}`
+        expect(rows[0]?.token_hash).toBe(accessTokenHash(token.access_token))
+        expect(rows[0]?.row).not.toContain(token.access_token.slice("pos_at_".length))
+      }),
+    )
+
+    it.effect("a wrong secret, an unknown client and a revoked client are all GH1001", () =>
+      Effect.gen(function* () {
+        const { partnerId, issued, credentials } = yield* newClient
+        invalidClient(yield* Effect.flip(issueToken({ ...credentials, client_secret: "pos_cs_wrong" }, ttl)))
+        invalidClient(yield* Effect.flip(issueToken({ ...credentials, client_id: newId() }, ttl)))
+        invalidClient(yield* Effect.flip(issueToken({ ...credentials, client_id: "not-a-client" }, ttl)))
+        yield* revokeCredential(partnerId, issued.client_id)
+        invalidClient(yield* Effect.flip(issueToken(credentials, ttl)))
+      }),
+    )
+
+    it.effect(
+      "an unknown client costs an Argon2id check like a known one (timing reveals no client ids)",
+      () =>
+        Effect.gen(function* () {
+          const { credentials } = yield* newClient
+          // The dummy hash has exactly the parameters of real ones.
+          const real = yield* hashClientSecret("pos_cs_anything")
+          const parameters = (hash: string) => hash.split("$").slice(1, 4).join("$")
+          expect(parameters(UNKNOWN_CLIENT_HASH)).toBe(parameters(real))
+          const timed = (client_id: string) =>
+            Effect.map(
+              Effect.timed(Effect.flip(issueToken({ client_id, client_secret: "pos_cs_wrong" }, ttl))),
+              ([duration]) => Duration.toMillis(duration),
+            )
+          const known = yield* timed(credentials.client_id)
+          const unknown = yield* timed(newId())
+          // Without the dummy check an unknown client answers in ~1 ms against ~100 ms.
+          expect(unknown).toBeGreaterThan(known * 0.3)
+        }),
+    )
+
+    it.effect("malformed and unknown tokens are GH1003 with their reason", () =>
+      Effect.gen(function* () {
+        for (const token of ["", "Bearer x", "pos_at_short", `pos_at_${"a".repeat(44)}`]) {
+          invalidToken("malformed")(yield* Effect.flip(authenticateBearer(token)))
+        }
+        invalidToken("unknown")(yield* Effect.flip(authenticateBearer(`pos_at_${"A".repeat(43)}`)))
+      }),
+    )
+
+    it.effect("a token is refused from its expires_at on (database clock)", () =>
+      Effect.gen(function* () {
+        const { credentials } = yield* newClient
+        const token = yield* issueToken(credentials, { ttlSeconds: 1 })
+        expect(token.expires_in).toBe(1)
+        // Valid until the next whole second of the database clock: poll until refused, at most 5 s.
+        const refusal = yield* authenticateBearer(token.access_token).pipe(
+          Effect.flip,
+          Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 }),
+        )
+        invalidToken("expired")(refusal)
+        expect(Date.now() / 1000).toBeGreaterThanOrEqual(token.expires_at - 1)
+        // A fresh token of the same client still works.
+        const fresh = yield* issueToken(credentials, ttl)
+        expect((yield* authenticateBearer(fresh.access_token)).tokenId).toBe(fresh.token_id)
+      }),
+    )
+
+    it.effect("ttlSeconds outside 1..a year is a defect (configuration), not a refusal", () =>
+      Effect.gen(function* () {
+        const { credentials } = yield* newClient
+        const exit = yield* Effect.exit(issueToken(credentials, { ttlSeconds: 0 }))
+        expect(exit._tag === "Failure" && exit.cause._tag === "Die").toBe(true)
+      }),
+    )
+  })
+
+  describe("revokeToken (RFC 7009)", () => {
+    it.effect("revokes the client's own token; unknown or other clients' tokens are a no-op success", () =>
+      Effect.gen(function* () {
+        const owner = yield* newClient
+        const other = yield* newClient
+        const token = yield* issueToken(owner.credentials, ttl)
+        const kept = yield* issueToken(owner.credentials, ttl)
+        // Another client's attempt succeeds and changes nothing.
+        yield* revokeToken({ ...other.credentials, token: token.access_token })
+        expect((yield* authenticateBearer(token.access_token)).tokenId).toBe(token.token_id)
+        yield* revokeToken({ ...owner.credentials, token: `pos_at_${"B".repeat(43)}` })
+        yield* revokeToken({ ...owner.credentials, token: "garbage" })
+        yield* revokeToken({ ...owner.credentials, token: token.access_token })
+        invalidToken("revoked")(yield* Effect.flip(authenticateBearer(token.access_token)))
+        // Revoking again is still a success.
+        yield* revokeToken({ ...owner.credentials, token: token.access_token })
+        expect((yield* authenticateBearer(kept.access_token)).tokenId).toBe(kept.token_id)
+      }),
+    )
+
+    it.effect("a bad client is GH1001 and revokes nothing", () =>
+      Effect.gen(function* () {
+        const owner = yield* newClient
+        const token = yield* issueToken(owner.credentials, ttl)
+        const refused = yield* Effect.flip(
+          revokeToken({ ...owner.credentials, client_secret: "pos_cs_wrong", token: token.access_token }),
+        )
+        invalidClient(refused)
+        expect((yield* authenticateBearer(token.access_token)).tokenId).toBe(token.token_id)
+      }),
+    )
+  })
+})
