@@ -12,7 +12,11 @@ export const HealthLive = HttpApiBuilder.group(PointsApi, "health", (handlers) =
     .handle("ready", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
+        // The probe runs to its end in the background if it is slow: interrupting a query makes
+        // @effect/sql-pg cancel its backend, which may by then serve another request.
         yield* sql`SELECT 1`.pipe(
+          Effect.uninterruptible,
+          Effect.disconnect,
           Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => unavailable() }),
           Effect.catchAll(() => Effect.fail(unavailable())),
         )

@@ -51,7 +51,11 @@ const make = (options: LogListenerOptions) =>
     const confirm = Effect.gen(function* () {
       const payload = `${instance}:${yield* Ref.updateAndGet(checks, (n) => n + 1)}`
       const echo = Queue.take(heard).pipe(Effect.repeat({ until: (p) => p === payload }))
+      // Each NOTIFY is uninterruptible: when the echo wins the race, an interrupted query would make
+      // @effect/sql-pg send pg_cancel_backend for its connection, and if the query had just finished, that
+      // connection is back in the pool and the cancel hits another request's statement (seen in tests).
       const send = sql`SELECT pg_notify(${LOG_CHANNEL}, ${payload})`.pipe(
+        Effect.uninterruptible,
         Effect.repeat(Schedule.spaced("50 millis")),
         Effect.zipRight(Effect.never),
       )

@@ -33,7 +33,9 @@ export const waitUntilCaughtUp = (
   Effect.gen(function* () {
     const goal = target === "head" ? yield* readLogHead : target
     const reached = yield* Ref.make(logStart)
+    // Uninterruptible: the timeout below must not cancel a query in flight (see log-listener.ts).
     const check = readCheckpoint(consumer).pipe(
+      Effect.uninterruptible,
       Effect.map(Option.getOrElse(() => logStart)),
       Effect.tap((checkpoint) => Ref.set(reached, checkpoint)),
     )
