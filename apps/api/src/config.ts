@@ -30,7 +30,8 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   adminToken: Config.option(
     Config.redacted("ADMIN_TOKEN").pipe(
       Config.validate({
-        message: "must be at least 16 characters",
+        // Said in full: the provider does not add the variable's name to a failure of a redacted value.
+        message: "ADMIN_TOKEN must be at least 16 characters",
         validation: (token) => Redacted.value(token).length >= 16,
       }),
     ),

@@ -45,31 +45,7 @@ export const call = (
     readonly body?: string
     readonly headers?: Record<string, string>
   } = {},
-) =>
-  Effect.flatMap(baseUrl, (base) =>
-    Effect.promise(async (): Promise<Reply> => {
-      const headers: Record<string, string> = { ...options.headers }
-      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-      let body: string | undefined = options.body
-      if (options.json !== undefined) {
-        body = JSON.stringify(options.json)
-        headers["content-type"] ??= "application/json"
-      }
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-      })
-      const text = await response.text()
-      let parsed: unknown = null
-      try {
-        parsed = text === "" ? null : JSON.parse(text)
-      } catch {
-        parsed = null
-      }
-      return { status: response.status, headers: response.headers, text, body: parsed }
-    }),
-  )
+) => Effect.flatMap(baseUrl, (base) => callAt(base, method, path, options))
 
 /** A partner with one credential and a bearer token, made through the admin and OAuth endpoints. */
 export const newPartner = (name = "Acme") =>
@@ -125,3 +101,62 @@ export const activeUser = (token: string, partnerUserId = `p-${Math.random().toS
     )
     return created.body.id as string
   })
+
+/** Sends a request to the server at `base` (another process, a second server), as `call` does. */
+export const callAt = (
+  base: string,
+  method: string,
+  path: string,
+  options: {
+    readonly token?: string
+    readonly json?: unknown
+    readonly body?: string
+    readonly headers?: Record<string, string>
+  } = {},
+) =>
+  Effect.promise(async (): Promise<Reply> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    let body: string | undefined = options.body
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    })
+    const text = await response.text()
+    let parsed: unknown = null
+    try {
+      parsed = text === "" ? null : JSON.parse(text)
+    } catch {
+      parsed = null
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed }
+  })
+
+/**
+ * Like `testServer`, but no consumer activates users until a test runs `withActivation`: a user stays
+ * `processing` for as long as a test needs it to. The write side is in the tests' context.
+ */
+export const testServerWithoutActivation = (overrides: Partial<ApiSettings> = {}) =>
+  HttpAppLive.pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(WriteSideLive),
+    Layer.provide(
+      Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...overrides }),
+    ),
+    Layer.provideMerge(testDatabase()),
+  )
+
+/** Runs `effect` while the user activation consumer runs (on a `testServerWithoutActivation`). */
+export const withActivation = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.scoped(Effect.zipRight(Layer.build(UserActivationLive), effect))
+
+/** The value of one sample of `/metrics` (0 when absent), e.g. `metricValue(text, 'x_total{route="/a"}')`. */
+export const metricValue = (text: string, sample: string): number => {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${sample} `))
+  return line === undefined ? 0 : Number(line.slice(sample.length + 1))
+}

@@ -155,17 +155,17 @@ describe("Placing an order", () => {
     }),
   )
 
-  it.effect("refuses a buyer who is unknown (LE0002), being processed (LE0001) or closed (LE0004)", () =>
-    Effect.gen(function* () {
-      const ledger = ledgerOf(opened, added)
-      expect(yield* Effect.flip(placeFor("unregistered", ledger))).toEqual(
-        new ResourceNotFound({ resource: "user", id: userId }),
-      )
-      expect(yield* Effect.flip(placeFor("processing", ledger))).toEqual(new UserBeingProcessed({ userId }))
-      expect(yield* Effect.flip(placeFor("closed", ledger))).toEqual(
-        new AlreadyClosed({ resource: "user", id: userId }),
-      )
-    }),
+  it.effect(
+    "refuses a buyer who is unknown (LE0002), being processed (LE0001), or closed (LE2001: no account)",
+    () =>
+      Effect.gen(function* () {
+        const ledger = ledgerOf(opened, added)
+        expect(yield* Effect.flip(placeFor("unregistered", ledger))).toEqual(
+          new ResourceNotFound({ resource: "user", id: userId }),
+        )
+        expect(yield* Effect.flip(placeFor("processing", ledger))).toEqual(new UserBeingProcessed({ userId }))
+        expect(yield* Effect.flip(placeFor("closed", ledger))).toEqual(new NoPointsAccount({ userId }))
+      }),
   )
 
   it.effect("refuses a buyer without a points account (LE2001) or without enough points (LE2002)", () =>

@@ -4,9 +4,10 @@ import { SqlClient } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
 import { authenticateBearer, consumeRateLimit } from "@points/infrastructure"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
 import { apiErrorOf, entryOf } from "./api-error-of.js"
+import { rateLimitRejections } from "./metrics.js"
 
 const challenge = (error: ApiError) =>
   Effect.zipRight(
@@ -57,6 +58,7 @@ export const AuthenticationLive = Layer.effect(
             ),
           )
           if (!decision.allowed) {
+            yield* Metric.increment(rateLimitRejections)
             return yield* Effect.fail(
               new ApiError({
                 status: 429,

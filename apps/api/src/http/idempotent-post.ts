@@ -11,12 +11,13 @@ import {
   recordResponse,
   releaseKey,
 } from "@points/infrastructure"
-import { Cause, Effect, Exit, FiberRef, Option, Schema } from "effect"
+import { Cause, Effect, Exit, FiberRef, Metric, Option, Schema } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { Settings } from "../config.js"
 import { answer } from "./answer.js"
 import { apiErrorOf, entryOf, isPlatformError } from "./api-error-of.js"
 import { errorBodyText } from "./error-response.js"
+import { idempotencyReplays } from "./metrics.js"
 import { currentRequestId } from "./request-context.js"
 
 /** What an idempotent POST does, and how its result is answered. */
@@ -99,6 +100,7 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
       })
 
       if (outcome._tag === "Replay") {
+        yield* Metric.increment(idempotencyReplays)
         const { status, headers, body } = outcome.response
         return json(status, body, { ...headers, "Idempotent-Replayed": "true" })
       }

@@ -1,14 +1,22 @@
-import { Effect, Metric, MetricBoundaries, MetricState } from "effect"
+import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option } from "effect"
 
-/** Requests answered, by route template and status. */
+/** Requests answered, by method, route template and status. */
 export const requestCount = Metric.counter("http_requests_total", { description: "HTTP requests answered" })
 
-/** Request latency in seconds, by route template and status. */
+/** Request latency in seconds (until the response is written), by method, route template and status. */
 export const requestDuration = Metric.histogram(
   "http_request_duration_seconds",
   MetricBoundaries.exponential({ start: 0.001, factor: 2, count: 14 }),
   "HTTP request latency",
 )
+
+/**
+ * Requests being handled right now. It stands in for the database pool's usage: `PgClient` does not expose
+ * its `pg.Pool`, and every request holds at most one pooled connection at a time.
+ */
+export const requestsInFlight = Metric.gauge("http_requests_in_flight", {
+  description: "HTTP requests being handled",
+})
 
 /** Idempotent replays answered from a recorded response. */
 export const idempotencyReplays = Metric.counter("idempotency_replays_total", {
@@ -20,28 +28,84 @@ export const rateLimitRejections = Metric.counter("rate_limit_rejections_total",
   description: "429 answers",
 })
 
-const labelsOf = (tags: ReadonlyArray<{ readonly key: string; readonly value: string }>) =>
-  tags.length === 0
-    ? ""
-    : `{${tags.map((tag) => `${tag.key}="${tag.value.replaceAll('"', '\\"')}"`).join(",")}}`
+/** The route label of a request no route matched (unknown paths, and bodies refused before routing). */
+export const UNMATCHED_ROUTE = "unmatched"
 
-/** Every metric of this process in the Prometheus text exposition format. */
+/** Counts one answered request and its latency under its route template (never its concrete path). */
+export const recordRequest = (request: {
+  readonly method: string
+  readonly route: string
+  readonly status: number
+  readonly seconds: number
+}) => {
+  const labels = [
+    MetricLabel.make("method", request.method),
+    MetricLabel.make("route", request.route),
+    MetricLabel.make("status", String(request.status)),
+  ]
+  return Effect.zipRight(
+    Metric.increment(Metric.taggedWithLabels(requestCount, labels)),
+    Metric.update(Metric.taggedWithLabels(requestDuration, labels), request.seconds),
+  )
+}
+
+// Label values are escaped as the exposition format asks: backslash, double quote and line feed.
+const escapeLabel = (value: string) =>
+  value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n")
+
+const labelsOf = (tags: ReadonlyArray<{ readonly key: string; readonly value: string }>, extra = "") => {
+  const parts = tags.map((tag) => `${tag.key}="${escapeLabel(tag.value)}"`)
+  if (extra !== "") parts.push(extra)
+  return parts.length === 0 ? "" : `{${parts.join(",")}}`
+}
+
+const typeOf = (state: MetricState.MetricState.Untyped) =>
+  MetricState.isCounterState(state)
+    ? "counter"
+    : MetricState.isGaugeState(state)
+      ? "gauge"
+      : MetricState.isHistogramState(state)
+        ? "histogram"
+        : undefined
+
+/**
+ * Every metric of this process in the Prometheus text exposition format (version 0.0.4): one `# HELP` and
+ * `# TYPE` per metric family, its samples together. Frequencies and summaries are not exported.
+ */
 export const prometheusText = Effect.map(Metric.snapshot, (pairs) => {
-  const lines: Array<string> = []
+  const families = new Map<string, { help: string; type: string; samples: Array<string> }>()
   for (const pair of pairs) {
     const name = pair.metricKey.name
-    const labels = labelsOf(pair.metricKey.tags)
     const state = pair.metricState
-    if (MetricState.isCounterState(state)) lines.push(`${name}${labels} ${Number(state.count)}`)
-    else if (MetricState.isGaugeState(state)) lines.push(`${name}${labels} ${Number(state.value)}`)
+    const type = typeOf(state)
+    if (type === undefined) continue
+    const family = families.get(name) ?? {
+      help: Option.getOrElse(pair.metricKey.description, () => name),
+      type,
+      samples: [] as Array<string>,
+    }
+    families.set(name, family)
+    const tags = pair.metricKey.tags
+    if (MetricState.isCounterState(state))
+      family.samples.push(`${name}${labelsOf(tags)} ${Number(state.count)}`)
+    else if (MetricState.isGaugeState(state))
+      family.samples.push(`${name}${labelsOf(tags)} ${Number(state.value)}`)
     else if (MetricState.isHistogramState(state)) {
-      const inner = labels === "" ? "" : labels.slice(1, -1)
+      // Effect's buckets are cumulative and end with +Inf, as Prometheus expects.
       for (const [bound, count] of state.buckets) {
         const le = Number.isFinite(bound) ? String(bound) : "+Inf"
-        lines.push(`${name}_bucket{${inner === "" ? "" : `${inner},`}le="${le}"} ${count}`)
+        family.samples.push(`${name}_bucket${labelsOf(tags, `le="${le}"`)} ${count}`)
       }
-      lines.push(`${name}_sum${labels} ${state.sum}`, `${name}_count${labels} ${state.count}`)
+      family.samples.push(
+        `${name}_sum${labelsOf(tags)} ${state.sum}`,
+        `${name}_count${labelsOf(tags)} ${state.count}`,
+      )
     }
+  }
+  const lines: Array<string> = []
+  for (const [name, family] of families) {
+    lines.push(`# HELP ${name} ${family.help.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`)
+    lines.push(`# TYPE ${name} ${family.type}`, ...family.samples)
   }
   return `${lines.join("\n")}\n`
 })

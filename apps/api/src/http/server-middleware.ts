@@ -6,10 +6,11 @@ import {
   HttpServerResponse,
 } from "@effect/platform"
 import { API_VERSION, ApiError } from "@points/http-api"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Exit, Metric, Option } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { entryOf } from "./api-error-of.js"
 import { errorResponse } from "./error-response.js"
+import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { currentRequestId } from "./request-context.js"
 
 /** The largest request body accepted (DESIGN.md section 2). */
@@ -36,13 +37,33 @@ const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
 const requestIdOf = (given: string | undefined) =>
   given !== undefined && /^[\x21-\x7e]{1,200}$/.test(given) ? given : uuidV7()
 
+// The router names the route it matched (its template, e.g. `/api/users/:user_id`) on the request's span,
+// which the server's tracer opens around this middleware; a request no route matched has none.
+const routeOf = (span: Option.Option<{ readonly attributes: ReadonlyMap<string, unknown> }>) =>
+  Option.match(
+    Option.flatMap(span, (found) => Option.fromNullable(found.attributes.get("http.route"))),
+    { onNone: () => UNMATCHED_ROUTE, onSome: String },
+  )
+
+// Probes and scrapes come every few seconds: their access log lines are debug, the rest info.
+const quietRoutes = new Set(["/health/live", "/health/ready", "/metrics"])
+
+// The status of a request that wrote no response: 499 (the client went away first, as nginx counts it).
+const unwrittenStatus = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? 499 : 500
+
 /**
  * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`,
  * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type the route does not take (415 GH1010)
- * before anything reads them, and caps what may be read at the same size.
+ * before anything reads them, and caps what may be read at the same size. Counts and times every request by
+ * route template and status (`/metrics`) and writes its access log line.
  */
 export const serverMiddleware = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
+    const startedAt = performance.now()
+    const span = yield* Effect.option(Effect.currentSpan)
+    // The status actually written, seen by the pre-response handler (error answers made further in too).
+    let written: number | undefined
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
     const path = request.url.split("?")[0] ?? request.url
@@ -52,8 +73,9 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
 
     // The server writes the response inside this middleware; headers are added on the way out by a
     // pre-response handler, which also sees the error responses made further in.
-    yield* HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(
+    yield* HttpApp.appendPreResponseHandler((_request, response) => {
+      written = response.status
+      return Effect.succeed(
         HttpServerResponse.setHeaders(response, {
           "X-Request-Id": requestId,
           "Api-Version": API_VERSION,
@@ -62,28 +84,53 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
             ? { "Retry-After": "2" }
             : {}),
         }),
-      ),
-    )
-    const response = yield* Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-      ? errorResponse(
-          new ApiError({
-            status: 413,
-            errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
-          }),
-        )
-      : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
+      )
+    })
+    const handled =
+      Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
         ? errorResponse(
             new ApiError({
-              status: 415,
-              errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+              status: 413,
+              errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
             }),
           )
-        : app.pipe(
-            // A body sent without Content-Length (chunked) is capped while it is read.
-            HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-            Effect.locally(currentRequestId, requestId),
-            Effect.annotateLogs({ request_id: requestId, method: request.method, path }),
-          )
-    return response
+        : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
+          ? errorResponse(
+              new ApiError({
+                status: 415,
+                errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+              }),
+            )
+          : app.pipe(
+              // A body sent without Content-Length (chunked) is capped while it is read.
+              HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+              Effect.locally(currentRequestId, requestId),
+              Effect.annotateLogs({ request_id: requestId, method: request.method, path }),
+            )
+
+    // Measured once the response is written (the server writes it inside this middleware), by route
+    // template, never by concrete path; one access log line per request, with no header or body in it.
+    const observe = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) => {
+      const seconds = (performance.now() - startedAt) / 1000
+      const route = routeOf(span)
+      const status = written ?? (Exit.isSuccess(exit) ? exit.value.status : unwrittenStatus(exit))
+      const log = quietRoutes.has(route) ? Effect.logDebug : Effect.logInfo
+      return Effect.zipRight(
+        recordRequest({ method: request.method, route, status, seconds }),
+        log("request").pipe(
+          Effect.annotateLogs({
+            request_id: requestId,
+            method: request.method,
+            route,
+            status,
+            duration_ms: Math.round(seconds * 10_000) / 10,
+          }),
+        ),
+      )
+    }
+    yield* Metric.increment(requestsInFlight)
+    return yield* handled.pipe(
+      Effect.onExit((exit) => Effect.zipRight(Metric.incrementBy(requestsInFlight, -1), observe(exit))),
+    )
   }).pipe(Effect.annotateLogs({ service: "api" })),
 )

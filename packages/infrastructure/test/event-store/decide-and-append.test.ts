@@ -2,10 +2,10 @@ import type { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import {
   AccountId,
-  AlreadyClosed,
   Email,
   InsufficientPoints,
   Ledger,
+  NoPointsAccount,
   Order,
   OrderId,
   PartnerId,
@@ -185,7 +185,8 @@ layer(testDatabase().pipe(Layer.merge(RecordingProjection), Layer.merge(LogNotif
           )
           expect(attempts).toBe(2)
           expect(Either.isLeft(result) && result.left).toEqual(
-            new AlreadyClosed({ resource: "user", id: userId }),
+            // The buyer was closed in between, and its account with it (DESIGN.md: LE2001).
+            new NoPointsAccount({ userId }),
           )
           const order = yield* readStream(orderStream(orderId).streamId, context.partnerId)
           expect(order.version).toBe(0n)

@@ -1,0 +1,62 @@
+import { MigrationError } from "@effect/sql/Migrator"
+import { SqlError } from "@effect/sql/SqlError"
+import { EmbeddedServerError } from "@points/infrastructure"
+import { ConfigError, Console, Data, Effect } from "effect"
+import { isPlatformError } from "../http/api-error-of.js"
+import { DatabaseInUse } from "./admin-database.js"
+import type { OutputMode } from "./output.js"
+
+/** Exit codes of the admin CLI. */
+export const ExitCode = {
+  /** The command was refused (a domain error such as LE0002) or could not run (database unreachable). */
+  failed: 1,
+  /** The command line itself was wrong (unknown command, missing argument); @effect/cli printed why. */
+  usage: 2,
+  /** Stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it). */
+  interrupted: 130,
+} as const
+
+/** A command failed and its reason has already been printed; the process exits with `exitCode`. */
+export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly exitCode: number }> {}
+
+/** One printable reason: the published code when there is one, and a message without internals. */
+interface Reason {
+  readonly code: string
+  readonly message: string
+}
+
+const causeText = (cause: unknown) =>
+  cause instanceof Error ? cause.message : cause === undefined ? "no detail" : String(cause)
+
+// Domain errors carry their published code and message; the infrastructure's failures get a code of ours
+// so a script can tell them apart, and a message that says what to do.
+const reasonOf = (error: unknown): Reason => {
+  if (isPlatformError(error)) return { code: error.code, message: error.message }
+  if (error instanceof DatabaseInUse) return { code: "DATABASE_IN_USE", message: error.message }
+  if (error instanceof EmbeddedServerError)
+    return {
+      code: "DATABASE_UNAVAILABLE",
+      message: `could not ${error.step} the embedded PostgreSQL under DATA_DIR (${causeText(error.cause)}); set DATABASE_URL to use another server`,
+    }
+  if (error instanceof SqlError)
+    return {
+      code: "DATABASE_UNAVAILABLE",
+      message: `database error: ${causeText(error.cause ?? error.message)}`,
+    }
+  if (error instanceof MigrationError)
+    return { code: "DATABASE_UNAVAILABLE", message: `database migration failed: ${error.message}` }
+  if (ConfigError.isConfigError(error)) return { code: "INVALID_CONFIGURATION", message: String(error) }
+  return { code: "UNEXPECTED", message: causeText(error) }
+}
+
+/**
+ * Prints why a command failed on stderr (`Error LE0002: partner not found`, or with `--json` the published
+ * error body shape) and fails with `CommandFailed`, so the process exits non-zero.
+ */
+export const reportFailure = (mode: OutputMode) => (error: unknown) => {
+  const reason = reasonOf(error)
+  const text = mode.json
+    ? JSON.stringify({ errors: [reason] }, null, 2)
+    : `Error ${reason.code}: ${reason.message}`
+  return Effect.zipRight(Console.error(text), Effect.fail(new CommandFailed({ exitCode: ExitCode.failed })))
+}

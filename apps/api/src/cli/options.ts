@@ -1,0 +1,44 @@
+import { Args, Options } from "@effect/cli"
+import { DisplayName, GracePeriodSeconds, InvalidParams } from "@points/domain"
+import { Effect, ParseResult, Schema } from "effect"
+
+/** `--json`: machine output (JSON on stdout) instead of the human-readable one. */
+export const json = Options.boolean("json").pipe(Options.withDescription("Print JSON (machine output)."))
+
+/** `--limit`: the page size of a list (1..100, as the admin API). */
+export const limit = Options.integer("limit").pipe(
+  Options.withDescription("How many to show (1 to 100; default 20)."),
+  Options.optional,
+)
+
+/** `--cursor`: the page to show, from the previous page's `next_cursor`. */
+export const cursor = Options.text("cursor").pipe(
+  Options.withDescription("Show the page after this cursor (printed by the previous page)."),
+  Options.optional,
+)
+
+/** `<partner_id>`. */
+export const partnerId = Args.text({ name: "partner_id" }).pipe(Args.withDescription("The partner's id."))
+
+/** `<client_id>`. */
+export const clientId = Args.text({ name: "client_id" }).pipe(
+  Args.withDescription("The credential's client id."),
+)
+
+/**
+ * An option's value checked by the domain's own schema (the rule the admin API applies): GH1006 naming the
+ * option when broken, before the database is opened.
+ */
+export const checked =
+  <A, I>(schema: Schema.Schema<A, I>, field: string) =>
+  (value: I): Effect.Effect<A, InvalidParams> =>
+    Effect.mapError(Schema.decodeUnknown(schema)(value), (error) => {
+      const problem = ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is invalid"
+      return new InvalidParams({ field, problem })
+    })
+
+/** A display name (1..200 characters, no NUL). */
+export const displayName = (field: string, value: string) => checked(DisplayName, field)(value)
+
+/** A grace period of a secret rotation (seconds, 0 or more). */
+export const gracePeriod = checked(GracePeriodSeconds, "grace-seconds")

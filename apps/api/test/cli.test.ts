@@ -1,0 +1,182 @@
+import { execFile } from "node:child_process"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import { issueToken } from "@points/infrastructure"
+import { testDatabase } from "@points/infrastructure/testing"
+import { Effect, Redacted } from "effect"
+
+const repositoryRoot = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
+const cliMain = join(repositoryRoot, "apps/api/src/cli/main.ts")
+
+/** What one run of the CLI printed, and how it exited. */
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the admin CLI as `npm run admin` does, as a real process, against `env`. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
+  Effect.async<Run>((resume) => {
+    const child = execFile(
+      process.execPath,
+      ["--conditions=@points/source", "--import", "tsx", cliMain, ...args],
+      { cwd: repositoryRoot, env: { ...process.env, ...env }, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+        resume(Effect.succeed({ code, stdout, stderr }))
+      },
+    )
+    return Effect.sync(() => child.kill())
+  })
+
+/** The URL of this file's fresh database, for the CLI processes. */
+const databaseUrl = Effect.map(PgClient.PgClient, (client) => {
+  const url = client.config.url
+  if (url === undefined) throw new Error("the test database has no URL")
+  return Redacted.value(url)
+})
+
+/** Runs the CLI against this file's database. */
+const admin = (...args: ReadonlyArray<string>) =>
+  Effect.flatMap(databaseUrl, (url) => runCli(args, { DATABASE_URL: url }))
+
+const jsonOf = (run: Run) => {
+  expect(run.stderr === "" || run.code === 0 ? run.code : run.stderr).toBe(0)
+  return JSON.parse(run.stdout)
+}
+
+const token = (clientId: string, clientSecret: string) =>
+  issueToken({ client_id: clientId, client_secret: clientSecret }, { ttlSeconds: 60 }).pipe(Effect.either)
+
+layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServices: true })(
+  "The admin CLI",
+  (it) => {
+    it.effect(
+      "creates, lists and shows partners, for people and as JSON",
+      () =>
+        Effect.gen(function* () {
+          const [human, json] = yield* Effect.all(
+            [
+              admin("partners", "create", "--name", "Acme Rewards"),
+              admin("partners", "create", "--name", "Globex", "--json"),
+            ],
+            { concurrency: 2 },
+          )
+          expect(human.code).toBe(0)
+          expect(human.stdout).toMatch(/^Partner created\n {2}id +[0-9a-f-]{36}\n {2}name +Acme Rewards\n/)
+          const globex = jsonOf(json)
+          expect(globex).toMatchObject({
+            name: "Globex",
+            id: expect.any(String),
+            created_at: expect.any(String),
+          })
+
+          const [list, show] = yield* Effect.all(
+            [admin("partners", "list", "--json"), admin("partners", "show", globex.id)],
+            { concurrency: 2 },
+          )
+          const names = jsonOf(list).data.map((partner: { name: string }) => partner.name)
+          expect(names).toEqual(expect.arrayContaining(["Acme Rewards", "Globex"]))
+          expect(show.code).toBe(0)
+          expect(show.stdout).toContain(`id          ${globex.id}`)
+          expect(show.stdout).toContain("name        Globex")
+        }),
+      180_000,
+    )
+
+    it.effect(
+      "issues a secret once that then gets a token; rotation keeps the old one for the grace period; revoke ends both",
+      () =>
+        Effect.gen(function* () {
+          const partner = jsonOf(yield* admin("partners", "create", "--name", "Initech", "--json"))
+          const created = yield* admin("credentials", "create", partner.id, "--name", "billing", "--json")
+          const credential = jsonOf(created)
+          expect(credential.client_secret).toMatch(/^pos_cs_/)
+          expect(created.stderr).toContain("cannot be shown again")
+          const first = yield* token(credential.client_id, credential.client_secret)
+          expect(first._tag).toBe("Right")
+
+          const rotated = yield* admin("credentials", "rotate", partner.id, credential.client_id)
+          expect(rotated.code).toBe(0)
+          expect(rotated.stdout).toContain("cannot be shown again")
+          const secret = /client_secret +(pos_cs_\S+)/.exec(rotated.stdout)?.[1] ?? ""
+          expect(secret).not.toBe(credential.client_secret)
+          expect((yield* token(credential.client_id, secret))._tag).toBe("Right")
+          expect((yield* token(credential.client_id, credential.client_secret))._tag).toBe("Right")
+
+          const listed = yield* admin("credentials", "list", partner.id)
+          expect(listed.code).toBe(0)
+          expect(listed.stdout).toMatch(new RegExp(`${credential.client_id} +billing +active`))
+          expect(listed.stdout).not.toContain("pos_cs_")
+
+          const revoked = jsonOf(
+            yield* admin("credentials", "revoke", partner.id, credential.client_id, "--json"),
+          )
+          expect(revoked).toMatchObject({ client_id: credential.client_id, status: "revoked" })
+          const refused = yield* token(credential.client_id, secret)
+          expect(refused._tag === "Left" && refused.left._tag).toBe("InvalidClientCredentials")
+          const again = yield* admin("credentials", "revoke", partner.id, credential.client_id)
+          expect(again.code).toBe(1)
+          expect(again.stderr).toContain("Error LE0004:")
+        }),
+      180_000,
+    )
+
+    it.effect(
+      "prints a domain error's code and message and exits non-zero; a wrong command line is a usage error",
+      () =>
+        Effect.gen(function* () {
+          const [show, issue, empty, missing] = yield* Effect.all(
+            [
+              admin("partners", "show", "not-a-partner"),
+              admin("credentials", "create", "01a1fd80-2872-72e3-8c4f-63f7fa2f1ae5", "--json"),
+              admin("partners", "create", "--name", ""),
+              admin("partners", "create"),
+            ],
+            { concurrency: 2 },
+          )
+          expect(show).toMatchObject({ code: 1, stdout: "" })
+          expect(show.stderr.trim()).toBe("Error LE0002: partner not found")
+          expect(issue.code).toBe(1)
+          expect(JSON.parse(issue.stderr)).toEqual({
+            errors: [{ code: "LE0002", message: "partner not found" }],
+          })
+          expect(empty.code).toBe(1)
+          expect(empty.stderr.trim()).toBe("Error GH1006: name must not be empty")
+          expect(missing.code).toBe(2)
+        }),
+      180_000,
+    )
+
+    it.effect(
+      "refuses to start a second embedded server on a data directory in use, and says what to do instead",
+      () =>
+        Effect.gen(function* () {
+          const dataDir = yield* Effect.acquireRelease(
+            Effect.promise(() => mkdtemp(join(tmpdir(), "points-cli-"))),
+            (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true })),
+          )
+          // PostgreSQL's lock file as a running server leaves it: this process stands in for its postmaster.
+          yield* Effect.promise(async () => {
+            await mkdir(join(dataDir, "postgres"))
+            await writeFile(
+              join(dataDir, "postgres", "postmaster.pid"),
+              `${process.pid}\n${dataDir}/postgres\n1700000000\n54329\n/tmp\n127.0.0.1\n`,
+            )
+          })
+          const run = yield* runCli(["partners", "list"], { DATABASE_URL: undefined, DATA_DIR: dataDir })
+          expect(run.code).toBe(1)
+          expect(run.stderr).toContain("Error DATABASE_IN_USE:")
+          expect(run.stderr).toContain(`pid ${process.pid} on 127.0.0.1:54329`)
+          expect(run.stderr).toContain("DATABASE_URL=postgres://")
+          expect(run.stderr).toContain("admin API")
+        }).pipe(Effect.scoped),
+      180_000,
+    )
+  },
+)

@@ -1,0 +1,206 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { v7 as uuidV7 } from "uuid"
+import {
+  activeUser,
+  call,
+  eventually,
+  metricValue,
+  newPartner,
+  testServer,
+  testServerWithoutActivation,
+  withActivation,
+} from "./harness.js"
+
+const add = (userId: string, amount: number, reference: string) => ({
+  transaction: { user_id: userId, amount, reference_id: reference },
+})
+
+const replayed = (reply: { readonly headers: Headers }) => reply.headers.get("idempotent-replayed") === "true"
+
+// Users stay `processing` here until a test runs the activation consumer: a 409 LE0001 is reproducible.
+layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServices: true })(
+  "Idempotency-Key over HTTP",
+  (it) => {
+    it.effect("runs 20 parallel POSTs with one key exactly once; the others replay it or get IK1002", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const userId = yield* withActivation(activeUser(token))
+        const replaysBefore = metricValue((yield* call("GET", "/metrics")).text, "idempotency_replays_total")
+        const headers = { "idempotency-key": "parallel-key" }
+        const replies = yield* Effect.all(
+          Array.from({ length: 20 }, () =>
+            call("POST", "/api/points/add", { token, json: add(userId, 7, "parallel-1"), headers }),
+          ),
+          { concurrency: "unbounded" },
+        )
+        const created = replies.filter((reply) => reply.status === 201)
+        const busy = replies.filter((reply) => reply.status === 409)
+        expect(created.length + busy.length).toBe(20)
+        for (const reply of busy) expect(reply.body.errors[0].code).toBe("IK1002")
+        // One execution answered without the replay header; every other 201 is its recorded response.
+        expect(created.filter((reply) => !replayed(reply))).toHaveLength(1)
+        expect(new Set(created.map((reply) => reply.text)).size).toBe(1)
+
+        const retry = yield* call("POST", "/api/points/add", {
+          token,
+          json: add(userId, 7, "parallel-1"),
+          headers,
+        })
+        expect(retry.status).toBe(201)
+        expect(replayed(retry)).toBe(true)
+        expect(retry.text).toBe(created[0]?.text)
+
+        const found = yield* call("GET", "/api/points/transactions?reference_id=parallel-1", { token })
+        expect(found.body.data).toHaveLength(1)
+        expect(found.body.data[0].id).toBe(created[0]?.body.id)
+        const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
+        expect(account.body.balance).toBe(7)
+
+        // /metrics counts every replay answered.
+        const replaysAfter = metricValue((yield* call("GET", "/metrics")).text, "idempotency_replays_total")
+        expect(replaysAfter - replaysBefore).toBe(created.filter(replayed).length + 1)
+      }),
+    )
+
+    it.effect("does not record a 422: the same key executes again once the balance allows it", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const userId = yield* withActivation(activeUser(token))
+        expect(
+          (yield* call("POST", "/api/points/add", { token, json: add(userId, 10, "seed") })).status,
+        ).toBe(201)
+        const headers = { "idempotency-key": "subtract-key" }
+        const subtract = { token, json: add(userId, 50, "spend-1"), headers }
+        const refused = yield* call("POST", "/api/points/subtract", subtract)
+        expect(refused.status).toBe(422)
+        expect(refused.body.errors[0].code).toBe("LE2002")
+        const again = yield* call("POST", "/api/points/subtract", subtract)
+        expect(again.status).toBe(422)
+        expect(replayed(again)).toBe(false)
+
+        expect(
+          (yield* call("POST", "/api/points/add", { token, json: add(userId, 100, "top-up") })).status,
+        ).toBe(201)
+        const done = yield* call("POST", "/api/points/subtract", subtract)
+        expect(done.status).toBe(201)
+        expect(replayed(done)).toBe(false)
+        expect(done.body).toMatchObject({ type: "subtract", amount: 50, balance_after: 60 })
+        const replay = yield* call("POST", "/api/points/subtract", subtract)
+        expect(replay.status).toBe(201)
+        expect(replayed(replay)).toBe(true)
+        expect(replay.text).toBe(done.text)
+        const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
+        expect(account.body.balance).toBe(60)
+      }),
+    )
+
+    it.effect("records a 409 and a 404, and replays them after the condition changed", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const user = yield* call("POST", "/api/users", {
+          token,
+          json: { partner_user_id: "p-409", email: "ada@example.com" },
+        })
+        expect(user.body.status).toBe("processing")
+        const early = { token, json: add(user.body.id, 5, "early"), headers: { "idempotency-key": "early" } }
+        const refused = yield* call("POST", "/api/points/add", early)
+        expect(refused.status).toBe(409)
+        expect(refused.body.errors[0].code).toBe("LE0001")
+
+        yield* withActivation(
+          eventually(
+            call("GET", `/api/users/${user.body.id}`, { token }),
+            (reply) => reply.body?.status === "active",
+          ),
+        )
+        const replay = yield* call("POST", "/api/points/add", early)
+        expect(replay.status).toBe(409)
+        expect(replayed(replay)).toBe(true)
+        expect(replay.text).toBe(refused.text)
+        // Its own request id, not the recorded one.
+        expect(replay.headers.get("x-request-id")).not.toBe(refused.headers.get("x-request-id"))
+        // The condition did change: the same request under a new key executes.
+        const fresh = yield* call("POST", "/api/points/add", {
+          ...early,
+          headers: { "idempotency-key": "later" },
+        })
+        expect(fresh.status).toBe(201)
+
+        const ghost = {
+          token,
+          json: add(uuidV7(), 5, "ghost"),
+          headers: { "idempotency-key": "ghost" },
+        }
+        const missing = yield* call("POST", "/api/points/add", ghost)
+        expect(missing.status).toBe(404)
+        expect(missing.body.errors[0].code).toBe("LE0002")
+        const missingAgain = yield* call("POST", "/api/points/add", ghost)
+        expect(missingAgain.status).toBe(404)
+        expect(replayed(missingAgain)).toBe(true)
+        expect(missingAgain.text).toBe(missing.text)
+      }),
+    )
+
+    it.effect("refuses an empty, too long or non-printable key with 400 GH1006 and executes nothing", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const userId = yield* withActivation(activeUser(token))
+        for (const key of ["", '""', "k".repeat(256), "a\tb", "caf\u00e9"]) {
+          const reply = yield* call("POST", "/api/points/add", {
+            token,
+            json: add(userId, 1, "bad-key"),
+            headers: { "idempotency-key": key },
+          })
+          expect(reply.status, JSON.stringify(key)).toBe(400)
+          expect(reply.body.errors[0].code).toBe("GH1006")
+          expect(reply.body.errors[0].message).toContain("Idempotency-Key")
+        }
+        const found = yield* call("GET", "/api/points/transactions?reference_id=bad-key", { token })
+        expect(found.body.data).toEqual([])
+        // The longest allowed key (255 printable characters) is fine.
+        const longest = yield* call("POST", "/api/points/add", {
+          token,
+          json: add(userId, 1, "long-key"),
+          headers: { "idempotency-key": "k".repeat(255) },
+        })
+        expect(longest.status).toBe(201)
+      }),
+    )
+  },
+)
+
+// Two seconds, not one: the IK1001 check within the lifetime must not race its end on a loaded machine.
+layer(testServer({ idempotencyTtlSeconds: 2 }), { timeout: "120 seconds", excludeTestServices: true })(
+  "Idempotency-Key lifetime",
+  (it) => {
+    it.effect("executes a key anew once its lifetime (IDEMPOTENCY_TTL_SECONDS) is over", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const userId = yield* activeUser(token)
+        const headers = { "idempotency-key": "short-lived" }
+        const first = yield* call("POST", "/api/points/add", {
+          token,
+          json: add(userId, 5, "life-1"),
+          headers,
+        })
+        expect(first.status).toBe(201)
+        const other = { token, json: add(userId, 6, "life-2"), headers }
+        // Within its lifetime the key belongs to the first request: another body is IK1001 (not recorded).
+        const reused = yield* call("POST", "/api/points/add", other)
+        expect(reused.status).toBe(422)
+        expect(reused.body.errors[0].code).toBe("IK1001")
+        const later = yield* eventually(
+          call("POST", "/api/points/add", other),
+          (reply) => reply.status !== 422,
+          10,
+        )
+        expect(later.status).toBe(201)
+        expect(replayed(later)).toBe(false)
+        expect(later.body).toMatchObject({ amount: 6, reference_id: "life-2", balance_after: 11 })
+        const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
+        expect(account.body.balance).toBe(11)
+      }),
+    )
+  },
+)

@@ -1,0 +1,509 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import { request as httpsRequest } from "node:https"
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { NodeHttpServer } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { expect, it, layer } from "@effect/vitest"
+import { databaseAt } from "@points/infrastructure"
+import { testDatabase } from "@points/infrastructure/testing"
+import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Settings } from "../src/config.js"
+import { HttpAppLive, WriteSideLive } from "../src/server.js"
+import { ADMIN_TOKEN, call, eventually, metricValue, newPartner } from "./harness.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// Configuration
+
+const settingsError = (values: Record<string, string>) =>
+  Effect.flip(
+    Effect.provide(
+      Settings,
+      Settings.layer.pipe(
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(values))))),
+      ),
+    ),
+  ).pipe(Effect.map(String))
+
+it.effect("validates the configuration at start, with a message naming each bad variable", () =>
+  Effect.gen(function* () {
+    expect(yield* settingsError({ PORT: "abc" })).toMatch(/PORT.*abc/)
+    expect(yield* settingsError({ RATE_LIMIT_BURST: "0" })).toMatch(/RATE_LIMIT_BURST.*from 1 to/)
+    expect(yield* settingsError({ TLS_CERT_FILE: "/tmp/cert.pem" })).toContain(
+      "TLS_CERT_FILE and TLS_KEY_FILE must be set together",
+    )
+    const shortToken = yield* settingsError({ ADMIN_TOKEN: "short-secret" })
+    expect(shortToken).toContain("ADMIN_TOKEN must be at least 16 characters")
+    expect(shortToken).not.toContain("short-secret")
+    // Every bad value at once: one message names them all.
+    const all = yield* settingsError({
+      PORT: "abc",
+      RATE_LIMIT_BURST: "0",
+      TOKEN_TTL_SECONDS: "soon",
+      ADMIN_TOKEN: "short-secret",
+    })
+    for (const name of ["PORT", "RATE_LIMIT_BURST", "TOKEN_TTL_SECONDS", "ADMIN_TOKEN"]) {
+      expect(all).toContain(name)
+    }
+  }),
+)
+
+// ---------------------------------------------------------------------------------------------------------
+// The real process: HTTPS, JSON logs, graceful shutdown
+
+const apiDirectory = fileURLToPath(new URL("..", import.meta.url))
+
+/** A temporary directory holding a self-signed certificate for 127.0.0.1 and localhost, removed after. */
+const selfSignedCertificate = Effect.acquireRelease(
+  Effect.sync(() => {
+    const directory = mkdtempSync(join(tmpdir(), "points-tls-"))
+    const cert = join(directory, "cert.pem")
+    const key = join(directory, "key.pem")
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1"].concat([
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+      ]),
+      { stdio: "ignore", timeout: 15_000 },
+    )
+    return { directory, cert, key, ca: readFileSync(cert) }
+  }),
+  ({ directory }) => Effect.sync(() => rmSync(directory, { recursive: true, force: true })),
+)
+
+const freePort = Effect.promise(
+  () =>
+    new Promise<number>((resolve, reject) => {
+      const probe = createNetServer()
+      probe.once("error", reject)
+      probe.listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    }),
+)
+
+interface ApiProcess {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly exit: Promise<number | string | null>
+}
+
+/** `npm start`'s command as a child process; killed (SIGKILL) when the scope closes if still running. */
+const apiProcess = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync((): ApiProcess => {
+      const child = spawn(
+        process.execPath,
+        ["--conditions=@points/source", "--import", "tsx", "src/main.ts"],
+        {
+          cwd: apiDirectory,
+          // Only what it needs: nothing of the test runner's environment leaks into it.
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), ...env },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      )
+      let stdout = ""
+      let stderr = ""
+      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk
+      })
+      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk
+      })
+      const exit = new Promise<number | string | null>((resolve) =>
+        child.once("exit", (code, signal) => resolve(code ?? signal)),
+      )
+      return { child, stdout: () => stdout, stderr: () => stderr, exit }
+    }),
+    ({ child }) =>
+      Effect.sync(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      }),
+  )
+
+/** Waits (at most `seconds`) for the process to print `text`; fails with its output if it exits first. */
+const waitForOutput = (api: ApiProcess, text: string, seconds: number) =>
+  eventually(
+    Effect.sync(() => ({ found: api.stdout().includes(text), gone: api.child.exitCode !== null })),
+    (state) => state.found || state.gone,
+    seconds,
+  ).pipe(
+    Effect.flatMap((state) =>
+      state.found ? Effect.void : Effect.dieMessage(`the API exited: ${api.stdout()}\n${api.stderr()}`),
+    ),
+  )
+
+interface HttpsReply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | Array<string> | undefined>>
+  readonly text: string
+  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+  readonly body: any
+}
+
+/** An HTTPS request to 127.0.0.1:port, trusting `ca` only (no `ca`: the system's roots). */
+const httpsCall = (
+  port: number,
+  ca: Buffer | undefined,
+  method: string,
+  path: string,
+  options: { readonly headers?: Record<string, string>; readonly json?: unknown } = {},
+) =>
+  Effect.async<HttpsReply, Error>((resume) => {
+    const body = options.json === undefined ? undefined : JSON.stringify(options.json)
+    const request = httpsRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent: false,
+        ...(ca === undefined ? {} : { ca }),
+        headers: {
+          ...options.headers,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+      },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => {
+          text += chunk
+        })
+        response.on("end", () => {
+          let parsed: unknown = null
+          try {
+            parsed = text === "" ? null : JSON.parse(text)
+          } catch {
+            parsed = null
+          }
+          resume(
+            Effect.succeed({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              text,
+              body: parsed,
+            }),
+          )
+        })
+      },
+    )
+    request.once("error", (error) => resume(Effect.fail(error)))
+    request.end(body)
+  })
+
+/**
+ * A POST whose headers are sent (`Expect: 100-continue`) and whose body waits for `finish`: once `continued`
+ * resolves, the server has parsed the headers and is handling the request.
+ */
+const slowRequest = (
+  port: number,
+  ca: Buffer,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+) => {
+  const request = httpsRequest({
+    host: "127.0.0.1",
+    port,
+    method: "POST",
+    path,
+    ca,
+    agent: false,
+    headers: {
+      ...headers,
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body)),
+      expect: "100-continue",
+      connection: "close",
+    },
+  })
+  const continued = new Promise<void>((resolve, reject) => {
+    request.once("continue", resolve)
+    request.once("error", reject)
+  })
+  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    request.once("response", (reply) => {
+      let text = ""
+      reply.setEncoding("utf8")
+      reply.on("data", (chunk: string) => {
+        text += chunk
+      })
+      reply.on("end", () => resolve({ status: reply.statusCode ?? 0, text }))
+    })
+    request.once("error", reject)
+  })
+  request.flushHeaders()
+  return { continued, response, finish: () => request.end(body) }
+}
+
+/** True once nothing accepts connections on the port. */
+const refusesConnections = (port: number) =>
+  Effect.promise(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, "127.0.0.1")
+        socket.once("connect", () => {
+          socket.destroy()
+          resolve(false)
+        })
+        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"))
+      }),
+  )
+
+const jsonLines = (text: string) =>
+  text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
+
+layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("The API process", (it) => {
+  it.scoped(
+    "serves HTTPS, logs JSON lines without secrets, and on SIGTERM finishes in-flight requests and exits 0",
+    () =>
+      Effect.gen(function* () {
+        const pg = yield* PgClient.PgClient
+        const databaseUrl = pg.config.url
+        if (databaseUrl === undefined) return yield* Effect.dieMessage("the test database has no URL")
+        const tls = yield* selfSignedCertificate
+        const port = yield* freePort
+        const api = yield* apiProcess({
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          DATABASE_URL: Redacted.value(databaseUrl),
+          ADMIN_TOKEN,
+          TLS_CERT_FILE: tls.cert,
+          TLS_KEY_FILE: tls.key,
+          LOG_LEVEL: "info",
+        })
+        yield* waitForOutput(api, `listening on https://127.0.0.1:${port}`, 30)
+
+        const ready = yield* httpsCall(port, tls.ca, "GET", "/health/ready").pipe(Effect.orDie)
+        expect(ready.status).toBe(200)
+        expect(ready.body).toEqual({ status: "ok", database: "ok" })
+        // The certificate is what makes it trusted: without its CA the request is refused.
+        const untrusted = yield* Effect.flip(httpsCall(port, undefined, "GET", "/health/live"))
+        expect((untrusted as NodeJS.ErrnoException).code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY/)
+
+        const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+        const partner = yield* httpsCall(port, tls.ca, "POST", "/admin/api/partners", {
+          json: { name: "Ops" },
+          headers: { ...admin, "x-request-id": "ops-trace-1" },
+        }).pipe(Effect.orDie)
+        expect(partner.status).toBe(201)
+        const credential = yield* httpsCall(
+          port,
+          tls.ca,
+          "POST",
+          `/admin/api/partners/${partner.body.id}/clients`,
+          {
+            json: {},
+            headers: admin,
+          },
+        ).pipe(Effect.orDie)
+        const secret = credential.body.client_secret as string
+        const issued = yield* httpsCall(port, tls.ca, "POST", "/api/oauth/token", {
+          json: { client_id: credential.body.client_id, client_secret: secret },
+        }).pipe(Effect.orDie)
+        const token = issued.body.access_token as string
+        const users = yield* httpsCall(port, tls.ca, "GET", "/api/users", {
+          headers: { authorization: `Bearer ${token}` },
+        }).pipe(Effect.orDie)
+        expect(users.status).toBe(200)
+
+        // A request in flight when SIGTERM comes: its headers are in, its body is not.
+        const late = slowRequest(port, tls.ca, "/admin/api/partners", admin, JSON.stringify({ name: "Late" }))
+        yield* Effect.promise(() => late.continued)
+        const signalledAt = Date.now()
+        api.child.kill("SIGTERM")
+        yield* eventually(refusesConnections(port), (refused) => refused, 10)
+        late.finish()
+        const answered = yield* Effect.promise(() => late.response)
+        expect(answered.status).toBe(201)
+        expect(JSON.parse(answered.text)).toMatchObject({ name: "Late" })
+        const code = yield* Effect.promise(() => api.exit).pipe(
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("no exit within 10 s") }),
+          Effect.orDie,
+        )
+        expect(code).toBe(0)
+        expect(Date.now() - signalledAt).toBeLessThan(10_000)
+
+        // Every line is JSON; each request has its access line with the request id; no secret anywhere.
+        const lines = jsonLines(api.stdout())
+        const access = lines.filter((line) => line.message === "request")
+        expect(
+          access.find((line) => line.annotations.request_id === "ops-trace-1")?.annotations,
+        ).toMatchObject({
+          method: "POST",
+          route: "/admin/api/partners",
+          status: 201,
+        })
+        expect(access.find((line) => line.annotations.route === "/api/users")?.annotations).toMatchObject({
+          method: "GET",
+          status: 200,
+          duration_ms: expect.any(Number),
+          request_id: expect.any(String),
+        })
+        expect(access.filter((line) => line.annotations.route === "/admin/api/partners")).toHaveLength(2)
+        const messages = lines.map((line) => line.message)
+        expect(messages).toContain("stopping: accepting nothing new, finishing in-flight requests")
+        expect(messages).toContain("stopped")
+        for (const output of [api.stdout(), api.stderr()]) {
+          for (const secretValue of [ADMIN_TOKEN, secret, token]) expect(output).not.toContain(secretValue)
+        }
+      }),
+  )
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// The database out of reach, and /metrics
+
+/** A TCP proxy to the database that a test can cut (connections dropped, new ones refused) and restore. */
+class DatabaseLink extends Context.Tag("test/DatabaseLink")<
+  DatabaseLink,
+  { readonly cut: Effect.Effect<void>; readonly restore: Effect.Effect<void> }
+>() {}
+
+const tcpProxy = (host: string, port: number) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const sockets = new Set<Socket>()
+      const server = createNetServer((client) => {
+        const upstream = connect(port, host)
+        for (const socket of [client, upstream]) {
+          sockets.add(socket)
+          socket.once("close", () => sockets.delete(socket))
+          socket.on("error", () => {
+            client.destroy()
+            upstream.destroy()
+          })
+        }
+        client.pipe(upstream)
+        upstream.pipe(client)
+      })
+      const listen = (at: number) =>
+        new Promise<number>((resolve, reject) => {
+          server.once("error", reject)
+          server.listen(at, "127.0.0.1", () => {
+            server.off("error", reject)
+            resolve((server.address() as AddressInfo).port)
+          })
+        })
+      const proxyPort = await listen(0)
+      const cut = () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          for (const socket of sockets) socket.destroy()
+        })
+      return { port: proxyPort, cut, restore: () => listen(proxyPort) }
+    }),
+    (proxy) => Effect.promise(() => proxy.cut()),
+  )
+
+// The API's own pool goes through the proxy; the test database itself is made and dropped directly.
+const ProxiedDatabaseLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const direct = yield* PgClient.PgClient
+    if (direct.config.url === undefined) return yield* Effect.dieMessage("the test database has no URL")
+    const target = new URL(Redacted.value(direct.config.url))
+    const proxy = yield* tcpProxy(target.hostname, Number(target.port === "" ? "5432" : target.port))
+    const through = new URL(target.href)
+    through.hostname = "127.0.0.1"
+    through.port = String(proxy.port)
+    return Layer.merge(
+      databaseAt(Redacted.make(through.href), { poolSize: 4 }),
+      Layer.succeed(DatabaseLink, {
+        cut: Effect.promise(() => proxy.cut()),
+        restore: Effect.asVoid(Effect.promise(() => proxy.restore())),
+      }),
+    )
+  }),
+).pipe(Layer.provide(testDatabase()))
+
+const OutageServerLive = HttpAppLive.pipe(
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provide(WriteSideLive),
+  Layer.provide(Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)) })),
+  Layer.provideMerge(ProxiedDatabaseLive),
+)
+
+layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
+  "Operations in process",
+  (it) => {
+    it.effect("counts requests by route template and status in /metrics, with latency and in-flight", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+        expect(
+          (yield* call("GET", "/api/users/01900000-0000-7000-8000-000000000000", { token })).status,
+        ).toBe(404)
+        expect((yield* call("GET", "/no/such/route")).status).toBe(404)
+        const metrics = yield* call("GET", "/metrics")
+        expect(metrics.status).toBe(200)
+        expect(metrics.headers.get("content-type")).toContain("text/plain")
+        const text = metrics.text
+        expect(metricValue(text, 'http_requests_total{method="GET",route="/api/users",status="200"}')).toBe(1)
+        expect(
+          metricValue(text, 'http_requests_total{method="GET",route="/api/users/:user_id",status="404"}'),
+        ).toBe(1)
+        expect(metricValue(text, 'http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1)
+        expect(
+          metricValue(text, 'http_requests_total{method="POST",route="/admin/api/partners",status="201"}'),
+        ).toBe(1)
+        expect(
+          metricValue(
+            text,
+            'http_request_duration_seconds_bucket{method="GET",route="/api/users",status="200",le="+Inf"}',
+          ),
+        ).toBe(1)
+        expect(
+          metricValue(
+            text,
+            'http_request_duration_seconds_count{method="GET",route="/api/users",status="200"}',
+          ),
+        ).toBe(1)
+        expect(text).toContain("# TYPE http_request_duration_seconds histogram")
+        // This very request is the one in flight.
+        expect(metricValue(text, "http_requests_in_flight")).toBe(1)
+        // Labels hold templates, never concrete ids.
+        expect(text).not.toMatch(/route="[^"]*[0-9a-f]{8}-[0-9a-f]{4}-/)
+      }),
+    )
+
+    it.effect("answers 503 SV5003 with Retry-After while the database is out of reach, and recovers", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const link = yield* DatabaseLink
+        yield* link.cut
+        const ready = yield* call("GET", "/health/ready")
+        expect(ready.status).toBe(503)
+        expect(ready.body.errors[0].code).toBe("SV5003")
+        expect(ready.headers.get("retry-after")).toBe("2")
+        const users = yield* call("GET", "/api/users", { token })
+        expect(users.status).toBe(503)
+        expect(users.body.errors[0].code).toBe("SV5003")
+        expect(users.headers.get("retry-after")).toBe("2")
+        expect(users.text).not.toMatch(/ECONNREFUSED|SqlError|127\.0\.0\.1/)
+        const metrics = yield* call("GET", "/metrics")
+        expect(
+          metricValue(metrics.text, 'http_requests_total{method="GET",route="/api/users",status="503"}'),
+        ).toBeGreaterThanOrEqual(1)
+
+        yield* link.restore
+        yield* eventually(call("GET", "/health/ready"), (reply) => reply.status === 200)
+        expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+      }),
+    )
+  },
+)

@@ -1,0 +1,101 @@
+import { createServer } from "node:http"
+import type { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { expect, layer } from "@effect/vitest"
+import { testDatabase } from "@points/infrastructure/testing"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Settings } from "../src/config.js"
+import { HttpAppLive, WriteSideLive } from "../src/server.js"
+import { ADMIN_TOKEN, baseUrl, callAt, metricValue, type Reply } from "./harness.js"
+
+/** The base URLs of two API servers (as two processes would be) over one database. */
+class Servers extends Context.Tag("test/Servers")<Servers, readonly [string, string]>() {}
+
+const policy = { rateLimitPerSecond: 1, rateLimitBurst: 5 }
+
+// One server on its own socket; each `Layer.build` builds its own HttpAppLive (layers are memoised per build).
+const apiServer = HttpAppLive.pipe(
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+)
+
+const TwoServersLive = Layer.scoped(
+  Servers,
+  Effect.gen(function* () {
+    const urlOf = (context: Context.Context<HttpServer.HttpServer>) => Effect.provide(baseUrl, context)
+    const first = yield* urlOf(yield* Layer.build(apiServer))
+    const second = yield* urlOf(yield* Layer.build(apiServer))
+    return [first, second] as const
+  }),
+).pipe(
+  Layer.provide(WriteSideLive),
+  Layer.provide(Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...policy })),
+  // One database for both: the rate limit is shared through it, not kept in either server's memory.
+  Layer.provide(testDatabase()),
+)
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+
+const partnerToken = (base: string) =>
+  Effect.gen(function* () {
+    const partner = yield* callAt(base, "POST", "/admin/api/partners", {
+      json: { name: "Busy" },
+      headers: admin,
+    })
+    const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
+      json: {},
+      headers: admin,
+    })
+    const token = yield* callAt(base, "POST", "/api/oauth/token", {
+      json: { client_id: credential.body.client_id, client_secret: credential.body.client_secret },
+    })
+    return token.body.access_token as string
+  })
+
+const expectRateLimitHeaders = (reply: Reply) => {
+  expect(reply.headers.get("ratelimit-policy")).toBe(`"partner";q=${policy.rateLimitBurst};w=1`)
+  expect(reply.headers.get("ratelimit")).toMatch(/^"partner";r=\d+;t=\d+$/)
+}
+
+layer(TwoServersLive, { timeout: "120 seconds", excludeTestServices: true })(
+  "The rate limit, shared by two API servers",
+  (it) => {
+    it.effect("lets the burst through across both servers and answers the rest 429 GH1009", () =>
+      Effect.gen(function* () {
+        const [first, second] = yield* Servers
+        expect(first).not.toBe(second)
+        const token = yield* partnerToken(first)
+        const rejectionsBefore = metricValue(
+          (yield* callAt(first, "GET", "/metrics")).text,
+          "rate_limit_rejections_total",
+        )
+        const startedAt = Date.now()
+        const replies = yield* Effect.all(
+          Array.from({ length: 12 }, (_, index) =>
+            callAt(index % 2 === 0 ? first : second, "GET", "/api/users", { token }),
+          ),
+          { concurrency: "unbounded" },
+        )
+        const elapsedSeconds = (Date.now() - startedAt) / 1000
+        const allowed = replies.filter((reply) => reply.status === 200)
+        const refused = replies.filter((reply) => reply.status === 429)
+        expect(allowed.length + refused.length).toBe(12)
+        // The burst, plus at most what refilled (1 per second) while the requests ran.
+        expect(allowed.length).toBeGreaterThanOrEqual(policy.rateLimitBurst)
+        expect(allowed.length).toBeLessThanOrEqual(policy.rateLimitBurst + Math.ceil(elapsedSeconds))
+        for (const reply of allowed) expectRateLimitHeaders(reply)
+        for (const reply of refused) {
+          expect(reply.body.errors[0].code).toBe("GH1009")
+          expect(Number(reply.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+          expectRateLimitHeaders(reply)
+          expect(reply.headers.get("ratelimit")).toMatch(/;r=0;/)
+        }
+        // Both servers run in this process: its /metrics counts every 429 of either.
+        const rejectionsAfter = metricValue(
+          (yield* callAt(second, "GET", "/metrics")).text,
+          "rate_limit_rejections_total",
+        )
+        expect(rejectionsAfter - rejectionsBefore).toBe(refused.length)
+      }),
+    )
+  },
+)

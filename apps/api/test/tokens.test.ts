@@ -1,0 +1,88 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { ADMIN_TOKEN, call, eventually, newPartner, type Reply, testServer } from "./harness.js"
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+
+const tokenFor = (clientId: string, clientSecret: string) =>
+  call("POST", "/api/oauth/token", { json: { client_id: clientId, client_secret: clientSecret } })
+
+const expectRefusedToken = (reply: Reply) => {
+  expect(reply.status).toBe(401)
+  expect(reply.body.errors[0].code).toBe("GH1003")
+  expect(reply.headers.get("www-authenticate")).toContain("Bearer")
+}
+
+// Two seconds, not one: the check that the fresh token works must not race its expiry on a loaded machine.
+layer(testServer({ tokenTtlSeconds: 2 }), { timeout: "120 seconds", excludeTestServices: true })(
+  "Access token lifetime",
+  (it) => {
+    it.effect("refuses a token with 401 GH1003 once TOKEN_TTL_SECONDS has passed", () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret } = yield* newPartner()
+        const issued = yield* tokenFor(clientId, clientSecret)
+        expect(issued.status).toBe(200)
+        expect(issued.body.expires_in).toBe(2)
+        const token = issued.body.access_token as string
+        expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+        const expired = yield* eventually(
+          call("GET", "/api/users", { token }),
+          (reply) => reply.status !== 200,
+          10,
+        )
+        expectRefusedToken(expired)
+        // The credential itself is fine: a new token works.
+        const renewed = yield* tokenFor(clientId, clientSecret)
+        expect((yield* call("GET", "/api/users", { token: renewed.body.access_token })).status).toBe(200)
+      }),
+    )
+  },
+)
+
+layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("Client credentials", (it) => {
+  it.effect("revoking a credential (admin DELETE) refuses its tokens and its secret, not the others'", () =>
+    Effect.gen(function* () {
+      const { partnerId, clientId, clientSecret, token } = yield* newPartner()
+      const other = yield* call("POST", `/admin/api/partners/${partnerId}/clients`, {
+        json: { name: "other" },
+        headers: admin,
+      })
+      const otherToken = (yield* tokenFor(other.body.client_id, other.body.client_secret)).body.access_token
+      expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+
+      const revoked = yield* call("DELETE", `/admin/api/partners/${partnerId}/clients/${clientId}`, {
+        headers: admin,
+      })
+      expect(revoked.status).toBe(200)
+      expectRefusedToken(yield* call("GET", "/api/users", { token }))
+      const refusedSecret = yield* tokenFor(clientId, clientSecret)
+      expect(refusedSecret.status).toBe(401)
+      expect(refusedSecret.body.errors[0].code).toBe("GH1001")
+      expect((yield* call("GET", "/api/users", { token: otherToken })).status).toBe(200)
+    }),
+  )
+
+  it.effect("rotating a secret keeps the old one working during its grace period, beside the new one", () =>
+    Effect.gen(function* () {
+      const { partnerId, clientId, clientSecret, token } = yield* newPartner()
+      const rotated = yield* call(
+        "POST",
+        `/admin/api/partners/${partnerId}/clients/${clientId}/rotate-secret`,
+        { headers: admin },
+      )
+      expect(rotated.status).toBe(200)
+      expect(rotated.headers.get("cache-control")).toBe("no-store")
+      const newSecret = rotated.body.client_secret as string
+      expect(newSecret).not.toBe(clientSecret)
+
+      const withOld = yield* tokenFor(clientId, clientSecret)
+      expect(withOld.status).toBe(200)
+      const withNew = yield* tokenFor(clientId, newSecret)
+      expect(withNew.status).toBe(200)
+      for (const bearer of [token, withOld.body.access_token, withNew.body.access_token]) {
+        expect((yield* call("GET", "/api/users", { token: bearer })).status).toBe(200)
+      }
+      expect((yield* tokenFor(clientId, `${clientSecret}x`)).status).toBe(401)
+    }),
+  )
+})

@@ -1,0 +1,68 @@
+import { ErrorEntry } from "@points/http-api"
+import { Schema } from "effect"
+
+/** The critical operations of the published retry guidance (section 4.2): a 500 there is never retried. */
+export const CriticalOperation = Schema.Literal("createOrder", "addPoints", "subtractPoints")
+export type CriticalOperation = typeof CriticalOperation.Type
+
+/**
+ * A critical operation (Create order, Add/Subtract points) answered 500: the transaction has most likely been
+ * created anyway, so it is not retried. Hold it as pending and reconcile: read it with the matching GET by
+ * `referenceId` (`findOrders` / `findTransactions`), or retry later with the same `idempotencyKey` (within
+ * 24 hours) once support confirms the fault is fixed.
+ */
+export class PendingOutcome extends Schema.TaggedError<PendingOutcome>()("PendingOutcome", {
+  operation: CriticalOperation,
+  referenceId: Schema.String,
+  idempotencyKey: Schema.String,
+  errors: Schema.Array(ErrorEntry),
+}) {
+  override get message() {
+    const lookup = this.operation === "createOrder" ? "findOrders" : "findTransactions"
+    return `${this.operation} answered 500: outcome unknown, hold it as pending; reconcile with ${lookup}({ reference_id: "${this.referenceId}" }) or retry with Idempotency-Key "${this.idempotencyKey}" within 24 hours`
+  }
+}
+
+/**
+ * Every allowed attempt met a retriable failure (no response, 502/503/504, 429, a 500 outside the critical
+ * operations): the outcome of a POST is unknown. Retry later with the same `idempotencyKey` (within 24 hours)
+ * or reconcile with the matching GET by `reference_id`.
+ */
+export class RetriesExhausted extends Schema.TaggedError<RetriesExhausted>()("RetriesExhausted", {
+  method: Schema.String,
+  url: Schema.String,
+  attempts: Schema.Int,
+  /** The last status received, or null when the last attempt got no response. */
+  lastStatus: Schema.NullOr(Schema.Int),
+  lastFailure: Schema.String,
+  /** The key every attempt carried (POST only). */
+  idempotencyKey: Schema.NullOr(Schema.String),
+}) {
+  override get message() {
+    const key = this.idempotencyKey === null ? "" : ` (Idempotency-Key "${this.idempotencyKey}")`
+    return `${this.method} ${this.url} failed ${this.attempts} times${key}, last: ${this.lastFailure}`
+  }
+}
+
+/** The request was refused by the client before anything was sent: its input breaks the contract. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  operation: Schema.String,
+  problem: Schema.String,
+}) {
+  override get message() {
+    return `${this.operation}: invalid input: ${this.problem}`
+  }
+}
+
+/**
+ * The server's answer does not follow the contract (an undeclared status, a body that does not decode), or
+ * the request could not be built: a version skew or a bug, not something a retry fixes.
+ */
+export class ProtocolError extends Schema.TaggedError<ProtocolError>()("ProtocolError", {
+  status: Schema.NullOr(Schema.Int),
+  problem: Schema.String,
+}) {
+  override get message() {
+    return this.status === null ? this.problem : `${this.problem} (status ${this.status})`
+  }
+}

@@ -1,0 +1,6 @@
+export * from "./access-tokens.js"
+export * from "./client-errors.js"
+export * from "./contract-types.js"
+export * from "./points-client.js"
+export { newIdempotencyKey, resilientHttpClient } from "./resilient-http-client.js"
+export * from "./retry-policy.js"

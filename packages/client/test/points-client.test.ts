@@ -1,0 +1,240 @@
+import { FetchHttpClient } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { ApiError } from "@points/http-api"
+import { Effect } from "effect"
+import { makePointsClient, PendingOutcome, RetriesExhausted, type RetryPolicy } from "../src/index.js"
+import { orderBody, transactionBody, userBody } from "./fixtures.js"
+import { errorBody, type ScriptedServer, scriptedServer } from "./scripted-server.js"
+
+// Small backoff so retries take milliseconds, not seconds.
+const fast: Partial<RetryPolicy> = { initialDelay: "5 millis", maxDelay: "20 millis" }
+
+const clientOf = (server: ScriptedServer, retry: Partial<RetryPolicy> = fast) =>
+  makePointsClient({
+    baseUrl: server.baseUrl,
+    clientId: "client-1",
+    clientSecret: "pos_cs_secret",
+    retry,
+  }).pipe(Effect.provide(FetchHttpClient.layer))
+
+const movement = { user_id: "0198d7e2-0000-7000-8000-00000000u000", amount: 100, reference_id: "ref-1" }
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+describe("The Points client", () => {
+  it.scopedLive("gets a token once, sends it as Bearer, and reuses it until it is due", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("GET", "/api/users/u-1", [{ status: 200, body: userBody("u-1", "active") }])
+      const client = yield* clientOf(server)
+      const user = yield* client.getUser("u-1")
+      yield* client.getUser("u-1")
+      expect(user).toMatchObject({ id: "u-1", status: "active" })
+      const [token] = server.requestsTo("POST", "/api/oauth/token")
+      expect(server.requestsTo("POST", "/api/oauth/token")).toHaveLength(1)
+      expect(token?.headers["content-type"]).toContain("application/x-www-form-urlencoded")
+      expect(Object.fromEntries(new URLSearchParams(token?.body))).toEqual({
+        grant_type: "client_credentials",
+        client_id: "client-1",
+        client_secret: "pos_cs_secret",
+      })
+      expect(token?.headers["idempotency-key"]).toBeUndefined()
+      const reads = server.requestsTo("GET", "/api/users/u-1")
+      expect(reads.map((r) => r.headers.authorization)).toEqual(["Bearer tok-1", "Bearer tok-1"])
+      expect(reads.map((r) => r.headers["idempotency-key"])).toEqual([undefined, undefined])
+    }),
+  )
+
+  it.scopedLive("renews the token when it expires, and once more when the server refuses it", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      // The first token expires at once, the others live an hour.
+      server.tokenLifetimes([0, 3600])
+      server.script("GET", "/api/users/u-1", [
+        { status: 200, body: userBody("u-1") },
+        { status: 200, body: userBody("u-1") },
+        { status: 401, body: errorBody("GH1003", "invalid token") },
+        { status: 200, body: userBody("u-1") },
+      ])
+      const client = yield* clientOf(server)
+      yield* client.getUser("u-1")
+      yield* client.getUser("u-1")
+      yield* client.getUser("u-1")
+      const reads = server.requestsTo("GET", "/api/users/u-1")
+      expect(reads.map((r) => r.headers.authorization)).toEqual([
+        "Bearer tok-1",
+        "Bearer tok-2",
+        "Bearer tok-2",
+        "Bearer tok-3",
+      ])
+      expect(server.requestsTo("POST", "/api/oauth/token")).toHaveLength(3)
+    }),
+  )
+
+  it.scopedLive("sends a fresh Idempotency-Key with every POST, or the caller's", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/points/add", [{ status: 201, body: transactionBody("t-1", "ref-1") }])
+      server.script("POST", "/api/orders", [{ status: 201, body: orderBody("o-1", "order-1") }])
+      const client = yield* clientOf(server)
+      yield* client.addPoints(movement)
+      yield* client.addPoints(movement)
+      const order = yield* client.createOrder(
+        {
+          user_id: movement.user_id,
+          reference_id: "order-1",
+          items: [{ sku: "MUG", quantity: 1, points: 50 }],
+        },
+        { idempotencyKey: "cart-42" },
+      )
+      expect(order).toMatchObject({ id: "o-1", status: "pending" })
+      const [first, second] = server
+        .requestsTo("POST", "/api/points/add")
+        .map((r) => r.headers["idempotency-key"])
+      expect(first).toMatch(uuid)
+      expect(second).toMatch(uuid)
+      expect(first).not.toBe(second)
+      expect(JSON.parse(server.requestsTo("POST", "/api/points/add")[0]?.body ?? "")).toEqual({
+        transaction: movement,
+      })
+      expect(server.requestsTo("POST", "/api/orders")[0]?.headers["idempotency-key"]).toBe("cart-42")
+    }),
+  )
+
+  it.scopedLive("retries no response, 502, 503 and 504 with the same Idempotency-Key until it succeeds", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/points/add", [
+        "drop",
+        { status: 502 },
+        {
+          status: 503,
+          body: errorBody("SV5003", "service unavailable: retry later"),
+          headers: { "retry-after": "0" },
+        },
+        { status: 504 },
+        { status: 201, body: transactionBody("t-1", "ref-1") },
+      ])
+      const client = yield* clientOf(server)
+      const transaction = yield* client.addPoints(movement)
+      expect(transaction).toMatchObject({ id: "t-1", reference_id: "ref-1" })
+      const keys = server.requestsTo("POST", "/api/points/add").map((r) => r.headers["idempotency-key"])
+      expect(keys).toHaveLength(5)
+      expect(new Set(keys).size).toBe(1)
+      expect(keys[0]).toMatch(uuid)
+    }),
+  )
+
+  it.scopedLive(
+    "does not retry a 500 on Add points: the outcome is pending, to reconcile by reference_id",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* scriptedServer
+        server.script("POST", "/api/points/add", [
+          { status: 500, body: errorBody("SV5000", "unexpected server error") },
+          { status: 201, body: transactionBody("t-1", "ref-1") },
+        ])
+        const client = yield* clientOf(server)
+        const error = yield* Effect.flip(client.addPoints(movement, { idempotencyKey: "add-ref-1" }))
+        expect(error).toBeInstanceOf(PendingOutcome)
+        expect(error).toMatchObject({
+          operation: "addPoints",
+          referenceId: "ref-1",
+          idempotencyKey: "add-ref-1",
+        })
+        expect(error.message).toContain('findTransactions({ reference_id: "ref-1" })')
+        expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(1)
+      }),
+  )
+
+  it.scopedLive("retries a 500 on a read", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("GET", "/api/orders/o-1", [
+        { status: 500, body: errorBody("SV5000", "unexpected server error") },
+        { status: 200, body: orderBody("o-1", "order-1") },
+      ])
+      const client = yield* clientOf(server)
+      expect(yield* client.getOrder("o-1")).toMatchObject({ id: "o-1" })
+      expect(server.requestsTo("GET", "/api/orders/o-1")).toHaveLength(2)
+    }),
+  )
+
+  it.scopedLive("waits for Retry-After on 429, then retries with the same key", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/users", [
+        { status: 429, body: errorBody("GH1009", "rate limit reached"), headers: { "retry-after": "1" } },
+        { status: 201, body: userBody("u-1") },
+      ])
+      const client = yield* clientOf(server)
+      const started = Date.now()
+      const user = yield* client.createUser({ partner_user_id: "p-1", email: "ada@example.com" })
+      expect(user.id).toBe("u-1")
+      const [throttled, accepted] = server.requestsTo("POST", "/api/users")
+      expect(accepted?.headers["idempotency-key"]).toBe(throttled?.headers["idempotency-key"])
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950)
+    }),
+  )
+
+  it.scopedLive("answers a 404 with the typed ApiError, code LE0002, without retrying", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("GET", "/api/points/transactions/t-9", [
+        { status: 404, body: errorBody("LE0002", "transaction not found") },
+      ])
+      const client = yield* clientOf(server)
+      const error = yield* Effect.flip(client.getTransaction("t-9"))
+      expect(error).toBeInstanceOf(ApiError)
+      expect(error).toMatchObject({
+        status: 404,
+        errors: [{ code: "LE0002", message: "transaction not found" }],
+      })
+      expect(server.requestsTo("GET", "/api/points/transactions/t-9")).toHaveLength(1)
+    }),
+  )
+
+  it.scopedLive("gives up after maxRetries with RetriesExhausted, naming the key to retry with later", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/orders", [
+        { status: 503, body: errorBody("SV5003", "service unavailable") },
+      ])
+      const client = yield* clientOf(server, { ...fast, maxRetries: 2 })
+      const input = {
+        user_id: movement.user_id,
+        reference_id: "order-1",
+        items: [{ sku: "MUG", quantity: 1, points: 50 }],
+      }
+      const error = yield* Effect.flip(client.createOrder(input, { idempotencyKey: "order-key" }))
+      expect(error).toBeInstanceOf(RetriesExhausted)
+      expect(error).toMatchObject({ attempts: 3, lastStatus: 503, idempotencyKey: "order-key" })
+      expect(server.requestsTo("POST", "/api/orders")).toHaveLength(3)
+    }),
+  )
+
+  it.scopedLive("refuses input that breaks the contract before sending anything", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      const client = yield* clientOf(server)
+      const error = yield* Effect.flip(client.addPoints({ ...movement, amount: 0 }))
+      expect(error._tag).toBe("InvalidRequest")
+      expect(server.received).toHaveLength(0)
+    }),
+  )
+
+  it.scopedLive("surfaces bad client credentials as ApiError GH1001", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/oauth/token", [
+        {
+          status: 401,
+          body: { ...errorBody("GH1001", "invalid client credentials"), error: "invalid_client" },
+        },
+      ])
+      const client = yield* clientOf(server)
+      const error = yield* Effect.flip(client.getUser("u-1"))
+      expect(error).toMatchObject({ _tag: "ApiError", status: 401, errors: [{ code: "GH1001" }] })
+      expect(server.requestsTo("GET", "/api/users/u-1")).toHaveLength(0)
+    }),
+  )
+})
