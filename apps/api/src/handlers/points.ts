@@ -1,9 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { TransactionResource } from "@points/domain"
-import { CurrentPrincipal, PointsApi } from "@points/http-api"
+import { PointsApi } from "@points/http-api"
 import { addPoints, getTransactionResource, listTransactions, subtractPoints } from "@points/infrastructure"
-import { Effect } from "effect"
-import { answer, contextOf } from "../http/answer.js"
+import { forPartner } from "../http/answer.js"
 import { idempotentPost } from "../http/idempotent-post.js"
 import { writeOptions } from "../http/write-options.js"
 
@@ -13,43 +12,29 @@ export const PointsLive = HttpApiBuilder.group(PointsApi, "points", (handlers) =
     .handle(
       "addPoints",
       ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          idempotentPost({
-            principal,
-            required: false,
-            successStatus: 201,
-            resource: TransactionResource,
-            run: (context) => addPoints(context, payload.transaction),
-          }),
-        ),
+        idempotentPost({
+          required: false,
+          successStatus: 201,
+          resource: TransactionResource,
+          run: (context) => addPoints(context, payload.transaction),
+        }),
       writeOptions,
     )
     .handle(
       "subtractPoints",
       ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          idempotentPost({
-            principal,
-            required: false,
-            successStatus: 201,
-            resource: TransactionResource,
-            run: (context) => subtractPoints(context, payload.transaction),
-          }),
-        ),
+        idempotentPost({
+          required: false,
+          successStatus: 201,
+          resource: TransactionResource,
+          run: (context) => subtractPoints(context, payload.transaction),
+        }),
       writeOptions,
     )
     .handle("getTransaction", ({ path }) =>
-      answer(
-        Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), (context) =>
-          getTransactionResource(context, path.transaction_id),
-        ),
-      ),
+      forPartner((context) => getTransactionResource(context, path.transaction_id)),
     )
     .handle("findTransactions", ({ urlParams }) =>
-      answer(
-        Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), (context) =>
-          listTransactions(context, urlParams),
-        ),
-      ),
+      forPartner((context) => listTransactions(context, urlParams)),
     ),
 )

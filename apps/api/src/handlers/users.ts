@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PointsAccountResource, UserResource } from "@points/domain"
-import { CurrentPrincipal, PointsApi } from "@points/http-api"
+import { PointsApi } from "@points/http-api"
 import {
   closeUser,
   getPointsAccountResource,
@@ -10,8 +10,7 @@ import {
   registerUser,
   updateUser,
 } from "@points/infrastructure"
-import { Effect } from "effect"
-import { answer, contextOf } from "../http/answer.js"
+import { forPartner } from "../http/answer.js"
 import { idempotentPost } from "../http/idempotent-post.js"
 import { writeOptions } from "../http/write-options.js"
 
@@ -21,70 +20,38 @@ export const UsersLive = HttpApiBuilder.group(PointsApi, "users", (handlers) =>
     .handle(
       "createUser",
       ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          idempotentPost({
-            principal,
-            required: false,
-            successStatus: 201,
-            resource: UserResource,
-            run: (context) => registerUser(context, payload),
-          }),
-        ),
+        idempotentPost({
+          required: false,
+          successStatus: 201,
+          resource: UserResource,
+          run: (context) => registerUser(context, payload),
+        }),
       writeOptions,
     )
-    .handle("getUser", ({ path }) =>
-      answer(
-        Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), (context) =>
-          getUserResource(context, path.user_id),
-        ),
-      ),
-    )
-    .handle("findUsers", ({ urlParams }) =>
-      answer(
-        Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), (context) =>
-          listUsers(context, urlParams),
-        ),
-      ),
-    )
+    .handle("getUser", ({ path }) => forPartner((context) => getUserResource(context, path.user_id)))
+    .handle("findUsers", ({ urlParams }) => forPartner((context) => listUsers(context, urlParams)))
     .handle(
       "updateUser",
-      ({ path, payload }) =>
-        answer(
-          Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), (context) =>
-            updateUser(context, path.user_id, payload),
-          ),
-        ),
+      ({ path, payload }) => forPartner((context) => updateUser(context, path.user_id, payload)),
       writeOptions,
     )
     .handle(
       "closeUser",
-      ({ path }) =>
-        answer(
-          Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), (context) =>
-            closeUser(context, path.user_id),
-          ),
-        ),
+      ({ path }) => forPartner((context) => closeUser(context, path.user_id)),
       writeOptions,
     )
     .handle(
       "openPointsAccount",
       ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          idempotentPost({
-            principal,
-            required: false,
-            successStatus: 201,
-            resource: PointsAccountResource,
-            run: (context) => openPointsAccount(context, path.user_id),
-          }),
-        ),
+        idempotentPost({
+          required: false,
+          successStatus: 201,
+          resource: PointsAccountResource,
+          run: (context) => openPointsAccount(context, path.user_id),
+        }),
       writeOptions,
     )
     .handle("getPointsAccount", ({ path }) =>
-      answer(
-        Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), (context) =>
-          getPointsAccountResource(context, path.user_id),
-        ),
-      ),
+      forPartner((context) => getPointsAccountResource(context, path.user_id)),
     ),
 )

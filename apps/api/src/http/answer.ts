@@ -1,4 +1,4 @@
-import { ApiError, type Principal } from "@points/http-api"
+import { ApiError, CurrentPrincipal, type Principal } from "@points/http-api"
 import type { RequestContext } from "@points/infrastructure"
 import { Effect, FiberRef } from "effect"
 import { apiErrorOf, isPlatformError } from "./api-error-of.js"
@@ -24,3 +24,7 @@ export const contextOf = (principal: Principal): Effect.Effect<RequestContext> =
     requestId,
     idempotencyKey: null,
   }))
+
+/** Runs a partner request that takes no Idempotency-Key with its context, answering failures with `answer`. */
+export const forPartner = <A, E, R>(run: (context: RequestContext) => Effect.Effect<A, E, R>) =>
+  answer(Effect.flatMap(Effect.flatMap(CurrentPrincipal, contextOf), run))

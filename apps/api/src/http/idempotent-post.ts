@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { IdempotencyKey } from "@points/domain"
-import { ApiError, type Principal } from "@points/http-api"
+import { ApiError, CurrentPrincipal } from "@points/http-api"
 import {
   ClaimLost,
   claimKey,
@@ -22,7 +22,6 @@ import { currentRequestId } from "./request-context.js"
 
 /** What an idempotent POST does, and how its result is answered. */
 export interface IdempotentPost<A, I, E, R> {
-  readonly principal: Principal
   /** Create order requires the header (IK1003 without it); other POSTs accept it. */
   readonly required: boolean
   readonly successStatus: 200 | 201
@@ -71,7 +70,7 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
       const settings = yield* Settings
       const notifier = yield* LogNotifier
       const requestId = yield* FiberRef.get(currentRequestId)
-      const partnerId = post.principal.partnerId
+      const partnerId = (yield* CurrentPrincipal).partnerId
       const parsed = yield* IdempotencyKey.parseIdempotencyKeyHeader(request.headers["idempotency-key"], {
         required: post.required,
       }).pipe(Effect.mapError(apiErrorOf))
