@@ -1,39 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { InvalidClientCredentials, InvalidToken, type InvalidTokenReason } from "@points/domain"
 import { Deferred, Effect, Fiber, Schedule } from "effect"
 import {
   authenticateBearer,
-  createPartner,
-  type IssuedCredential,
   issueCredential,
   issueToken,
   reapExpiredTokens,
   revokeCredential,
   rotateCredentialSecret,
 } from "../../src/index.js"
-import { refusedWith, serviceDatabase } from "../services/service-fixtures.js"
-
-const ttl = { ttlSeconds: 3600 }
-
-const credentialsOf = (issued: IssuedCredential) => ({
-  client_id: issued.client_id,
-  client_secret: issued.client_secret,
-})
-
-/** A new partner with one client credential. */
-const newClient = Effect.gen(function* () {
-  const partner = yield* createPartner({ name: "Acme" })
-  const issued = yield* issueCredential(partner.id, { name: "backend" })
-  return { partnerId: partner.id, issued, credentials: credentialsOf(issued) }
-})
-
-const invalidClient = refusedWith(InvalidClientCredentials, "GH1001")
-
-const invalidToken = (reason: InvalidTokenReason) => (error: unknown) => {
-  refusedWith(InvalidToken, "GH1003")(error)
-  expect((error as InvalidToken).reason).toBe(reason)
-}
+import { serviceDatabase } from "../services/service-fixtures.js"
+import { credentialsOf, invalidClient, invalidToken, newClient, ttl } from "./auth-fixtures.js"
 
 layer(serviceDatabase({ poolSize: 12 }), { excludeTestServices: true })(
   "access tokens and their credential",
