@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { type Order, ResourceNotFound } from "@points/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { duplicateReferenceAs } from "./duplicate-reference.js"
-import { equals, isUuid, type PageRequest, selectPage, textEquals, uuidEquals } from "./keyset-page.js"
+import { equals, type PageRequest, selectPage, textEquals, uuidEquals } from "./keyset-page.js"
 import type { OrderItemResource, OrderResource, StatusChangeResource } from "./resources.js"
 import { isoFromDatabase, isoOf, numberFromDatabase } from "./row-batches.js"
+import { selectById } from "./select-by-id.js"
 
 /** An `orders` row as the projection writes it; `items` and `status_history` as published, in jsonb. */
 export interface OrderRow {
@@ -116,18 +117,13 @@ const toResource = (row: OrderDatabaseRow): OrderResource => ({
 
 /** A partner's order; LE0002 when the partner has none with this id. */
 export const getOrder = (partnerId: string, orderId: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = isUuid(orderId)
-      ? yield* sql.unsafe<OrderDatabaseRow>(
-          `SELECT ${columns} FROM orders WHERE partner_id = $1 AND id = $2`,
-          [partnerId, orderId],
-        )
-      : []
-    const row = rows[0]
-    if (row === undefined) return yield* new ResourceNotFound({ resource: "order", id: orderId })
-    return toResource(row)
-  })
+  Effect.flatMap(
+    selectById<OrderDatabaseRow>({ table: "orders", columns, partnerId, id: orderId }),
+    Option.match({
+      onNone: () => Effect.fail(new ResourceNotFound({ resource: "order", id: orderId })),
+      onSome: (row) => Effect.succeed(toResource(row)),
+    }),
+  )
 
 /** What `GET /api/orders` filters and pages by (the HTTP layer checks `status` is one of the statuses). */
 export interface FindOrdersRequest extends PageRequest {

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Ledger, ResourceNotFound } from "@points/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { duplicateReferenceAs } from "./duplicate-reference.js"
-import { equals, isUuid, type PageRequest, selectPage, textEquals, uuidEquals } from "./keyset-page.js"
+import { equals, type PageRequest, selectPage, textEquals, uuidEquals } from "./keyset-page.js"
 import type { TransactionResource } from "./resources.js"
 import { isoFromDatabase, isoOf, numberFromDatabase } from "./row-batches.js"
+import { selectById } from "./select-by-id.js"
 
 /** A `points_transactions` row as the projection writes it; `global_position` is the event's place in the log. */
 export interface TransactionRow {
@@ -119,18 +120,18 @@ const toResource = (row: TransactionDatabaseRow): TransactionResource => ({
 
 /** A partner's transaction; LE0002 when the partner has none with this id. */
 export const getTransaction = (partnerId: string, transactionId: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = isUuid(transactionId)
-      ? yield* sql.unsafe<TransactionDatabaseRow>(
-          `SELECT ${columns} FROM points_transactions WHERE partner_id = $1 AND id = $2`,
-          [partnerId, transactionId],
-        )
-      : []
-    const row = rows[0]
-    if (row === undefined) return yield* new ResourceNotFound({ resource: "transaction", id: transactionId })
-    return toResource(row)
-  })
+  Effect.flatMap(
+    selectById<TransactionDatabaseRow>({
+      table: "points_transactions",
+      columns,
+      partnerId,
+      id: transactionId,
+    }),
+    Option.match({
+      onNone: () => Effect.fail(new ResourceNotFound({ resource: "transaction", id: transactionId })),
+      onSome: (row) => Effect.succeed(toResource(row)),
+    }),
+  )
 
 /** What `GET /api/points/transactions` filters and pages by. */
 export interface FindTransactionsRequest extends PageRequest {

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { ResourceNotFound, type User } from "@points/domain"
 import { Effect, Option } from "effect"
-import { equals, isUuid, type PageRequest, selectPage, textEquals } from "./keyset-page.js"
+import { equals, type PageRequest, selectPage, textEquals } from "./keyset-page.js"
 import type { UserResource } from "./resources.js"
 import { isoFromDatabase, isoOf } from "./row-batches.js"
+import { selectById } from "./select-by-id.js"
 
 /** A `users` row as the projection writes it (timestamps as ISO strings). */
 export interface UserRow {
@@ -108,15 +109,10 @@ const toResource = (row: UserDatabaseRow): UserResource => ({
 
 /** A partner's user, or none (also when the id is another partner's, or no id at all). */
 export const findUser = (partnerId: string, userId: string) =>
-  Effect.gen(function* () {
-    if (!isUuid(userId)) return Option.none<UserResource>()
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql.unsafe<UserDatabaseRow>(
-      `SELECT ${columns} FROM users WHERE partner_id = $1 AND id = $2`,
-      [partnerId, userId],
-    )
-    return Option.map(Option.fromNullable(rows[0]), toResource)
-  })
+  Effect.map(
+    selectById<UserDatabaseRow>({ table: "users", columns, partnerId, id: userId }),
+    Option.map(toResource),
+  )
 
 /** A partner's user; LE0002 when the partner has no such user. */
 export const getUser = (partnerId: string, userId: string) =>

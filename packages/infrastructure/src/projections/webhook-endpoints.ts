@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { ResourceNotFound, type WebhookEndpoint } from "@points/domain"
-import { Effect } from "effect"
-import { equals, isUuid, type PageRequest, selectPage } from "./keyset-page.js"
+import { Effect, Option } from "effect"
+import { equals, type PageRequest, selectPage } from "./keyset-page.js"
 import type { WebhookEndpointResource } from "./resources.js"
 import { isoFromDatabase, isoOf } from "./row-batches.js"
+import { selectById } from "./select-by-id.js"
 
 /** A `webhook_endpoints` row as the projection writes it: the settings, never a secret. */
 export interface WebhookEndpointRow {
@@ -102,19 +103,18 @@ const toResource = (row: WebhookEndpointDatabaseRow): WebhookEndpointResource =>
 
 /** A partner's webhook endpoint; LE0002 when the partner has none with this id (deleted ones included). */
 export const getWebhookEndpoint = (partnerId: string, endpointId: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = isUuid(endpointId)
-      ? yield* sql.unsafe<WebhookEndpointDatabaseRow>(
-          `SELECT ${columns} FROM webhook_endpoints WHERE partner_id = $1 AND id = $2`,
-          [partnerId, endpointId],
-        )
-      : []
-    const row = rows[0]
-    if (row === undefined)
-      return yield* new ResourceNotFound({ resource: "webhook endpoint", id: endpointId })
-    return toResource(row)
-  })
+  Effect.flatMap(
+    selectById<WebhookEndpointDatabaseRow>({
+      table: "webhook_endpoints",
+      columns,
+      partnerId,
+      id: endpointId,
+    }),
+    Option.match({
+      onNone: () => Effect.fail(new ResourceNotFound({ resource: "webhook endpoint", id: endpointId })),
+      onSome: (row) => Effect.succeed(toResource(row)),
+    }),
+  )
 
 /** A page of a partner's webhook endpoints, oldest first. */
 export const listWebhookEndpoints = (partnerId: string, request: PageRequest) =>
