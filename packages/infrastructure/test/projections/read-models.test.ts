@@ -284,8 +284,18 @@ layer(projectionDatabase())("inline read models", (it) => {
         })
         const sql = yield* SqlClient.SqlClient
         const columns = yield* sql<{ column_name: string }>`
-          SELECT column_name FROM information_schema.columns WHERE table_name = 'webhook_endpoints'`
-        expect(columns.map((c) => c.column_name).filter((name) => name.includes("secret"))).toEqual([])
+          SELECT column_name FROM information_schema.columns WHERE table_name = 'webhook_endpoints'
+          ORDER BY ordinal_position`
+        // Only references to the secrets table: the secrets themselves never reach a read model.
+        expect(columns.map((c) => c.column_name).filter((name) => name.includes("secret"))).toEqual([
+          "secret_id",
+          "previous_secret_id",
+          "previous_secret_valid_until",
+        ])
+        const [references] = yield* sql<{ secret_id: string; previous_secret_id: string | null }>`
+          SELECT secret_id::text, previous_secret_id::text FROM webhook_endpoints WHERE id = ${endpointId}`
+        expect(references?.previous_secret_id).toMatch(/^[0-9a-f-]{36}$/)
+        expect(references?.secret_id).not.toEqual(references?.previous_secret_id)
         expect((yield* listWebhookEndpoints(partnerId, {})).data.map((e) => e.id)).toEqual([endpointId])
         yield* deleteEndpoint(partnerId, endpointId)
         notFound("webhook endpoint")(yield* Effect.flip(getWebhookEndpoint(partnerId, endpointId)))
