@@ -2,27 +2,11 @@ import { readFileSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { DatabaseLive } from "@points/infrastructure"
-import { Cause, Config, ConfigError, Effect, Either, Layer, Logger, LogLevel, Option } from "effect"
+import { NodeHttpServer } from "@effect/platform-node"
+import { DatabaseLive, runService } from "@points/infrastructure"
+import { Effect, Layer, Option } from "effect"
 import { apiSettings, Settings } from "./config.js"
 import { HttpAppLive, UserActivationLive, WriteSideLive } from "./server.js"
-
-// LOG_LEVEL, validated like every setting: a misspelt level fails start instead of silently logging at INFO.
-const logLevel = Config.string("LOG_LEVEL").pipe(
-  Config.withDefault("INFO"),
-  Config.mapOrFail((label) => {
-    const level = LogLevel.allLevels.find((candidate) => candidate.label === label.toUpperCase())
-    return level === undefined
-      ? Either.left(
-          ConfigError.InvalidData(
-            ["LOG_LEVEL"],
-            `LOG_LEVEL must be one of ${LogLevel.allLevels.map((candidate) => candidate.label).join(", ")}`,
-          ),
-        )
-      : Either.right(level)
-  }),
-)
 
 /** The HTTP(S) server on PORT/HOST: HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set. */
 const ServerLive = Layer.unwrapEffect(
@@ -58,33 +42,4 @@ const MainLive = Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
   Layer.provide(DatabaseLive),
 )
 
-// SIGTERM/SIGINT interrupt the main fiber: the server stops accepting, in-flight requests finish, the
-// consumers stop, the pool and the embedded database close, in that order (layers release in reverse).
-const program = Effect.gen(function* () {
-  // Every setting is read here first, before the database starts: one line lists every bad value.
-  const [level] = yield* Config.all([logLevel, apiSettings])
-  return yield* Effect.scoped(
-    Effect.zipRight(
-      Layer.build(MainLive),
-      Effect.never.pipe(
-        Effect.onInterrupt(() =>
-          Effect.logInfo("stopping: accepting nothing new, finishing in-flight requests"),
-        ),
-      ),
-    ),
-  ).pipe(
-    Effect.onInterrupt(() => Effect.logInfo("stopped")),
-    Logger.withMinimumLogLevel(level),
-  )
-}).pipe(
-  // A failure to start (a bad setting, the database out of reach) is one JSON line naming its cause.
-  Effect.tapErrorCause((cause) =>
-    Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the API could not start", cause),
-  ),
-  // JSON lines on stdout. Provided around everything, layers included: a logger provided to a layer with
-  // Layer.provide does not reach the fibers that layer's dependents start, and nothing would print.
-  // The request id is annotated by the server middleware; no setting, header or body is ever logged.
-  Effect.provide(Logger.json),
-)
-
-NodeRuntime.runMain(program, { disablePrettyLogger: true, disableErrorReporting: true })
+runService({ name: "the API", settings: apiSettings, layer: MainLive })

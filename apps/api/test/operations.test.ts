@@ -357,7 +357,7 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
         })
         expect(access.filter((line) => line.annotations.route === "/admin/api/partners")).toHaveLength(2)
         const messages = lines.map((line) => line.message)
-        expect(messages).toContain("stopping: accepting nothing new, finishing in-flight requests")
+        expect(messages).toContain("stopping: accepting nothing new, finishing in-flight work")
         expect(messages).toContain("stopped")
         for (const output of [api.stdout(), api.stderr()]) {
           for (const secretValue of [ADMIN_TOKEN, secret, token]) expect(output).not.toContain(secretValue)

@@ -1,0 +1,2 @@
+export * from "./log-level.js"
+export * from "./run-service.js"
