@@ -38,8 +38,8 @@ class NotYet {
  * Runs `read` every 10 ms until `until` holds for its result and returns that result, failing after
  * `within` (default 15 s): tests wait on the real outcome, never on a sleep.
  */
-export const pollUntil = <A>(
-  read: Effect.Effect<A>,
+export const pollUntil = <A, R>(
+  read: Effect.Effect<A, never, R>,
   until: (value: A) => boolean,
   within: Duration.DurationInput = "15 seconds",
 ) =>
