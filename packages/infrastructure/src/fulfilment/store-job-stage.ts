@@ -4,15 +4,16 @@ import { Duration, Effect } from "effect"
 import type { FulfilmentJob } from "./fulfilment-job.js"
 
 /**
- * Moves a locked job to `processing`, due `delay` from now on the database's clock; `causationId` is the
- * event that picked the order up. Runs in the transaction that appended that event.
+ * Moves a locked job to `processing`, due `delay` from now on the database's clock (the statement's time,
+ * not the transaction's start, so never before `delay` after the pick-up event's time); `causationId` is
+ * the event that picked the order up. Runs in the transaction that appended that event.
  */
 export const storeJobProcessing = (job: FulfilmentJob, delay: Duration.Duration, causationId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`
       UPDATE fulfilment_jobs
-      SET stage = 'processing', due_at = now() + ${Duration.toMillis(delay)} * interval '1 millisecond',
+      SET stage = 'processing', due_at = clock_timestamp() + ${Duration.toMillis(delay)} * interval '1 millisecond',
           causation_id = ${causationId}, attempts = 0, last_error = NULL, updated_at = now()
       WHERE order_id = ${job.orderId}`,
   )
