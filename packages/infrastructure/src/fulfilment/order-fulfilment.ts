@@ -23,7 +23,8 @@ export interface OrderFulfilmentOptions extends FulfilmentWorkerOptions {
 /**
  * Sandbox order fulfilment, running until interrupted: the `order-fulfilment` consumer of the global log
  * (one active instance across processes) records a job per placed order, and this process's workers move
- * each order pending -> processing -> completed (or failed and refunded). Run it in as many processes as
+ * each order pending -> processing after `delay` (the window in which a partner can still cancel it), then
+ * -> completed (or failed and refunded) `delay` later. Run it in as many processes as
  * wanted against one database.
  */
 export const orderFulfilment = (
@@ -33,7 +34,7 @@ export const orderFulfilment = (
     [
       runConsumer({
         name: ORDER_FULFILMENT_CONSUMER,
-        handle: recordFulfilmentJobs,
+        handle: recordFulfilmentJobs(options.delay),
         batchSize: options.batchSize ?? 100,
         pollInterval: options.pollInterval,
       }),

@@ -37,7 +37,7 @@ const orderLog = (context: RequestContext, orderId: string) =>
 
 /** Hands events to the job-recording handler in a transaction, as one consumer batch. */
 const deliver = (events: ReadonlyArray<RecordedEvent>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(recordFulfilmentJobs(events)))
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(recordFulfilmentJobs(TEST_DELAY)(events)))
 
 /** A job as a worker would hold it at `stage`, for redelivering a step that already ran. */
 const staleJob = (
