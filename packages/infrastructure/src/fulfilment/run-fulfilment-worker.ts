@@ -72,8 +72,8 @@ const turnRetry = Schedule.exponential("100 millis").pipe(
 /**
  * Runs sandbox fulfilment workers until interrupted: each loop takes the job due first that no one else
  * holds (FOR UPDATE SKIP LOCKED), so any number of loops and processes do each step exactly once; picks a
- * pending order up when its job is due (`delay` after it was placed), and completes or fails it `delay` later. An idle loop waits until the next job
- * is due, a NOTIFY on the log channel (new jobs, new events) or `pollInterval`, whichever comes first.
+ * pending order up when its job is due (`delay` after it was placed), and completes or fails it `delay`
+ * later. An idle loop waits until the next job is due, a NOTIFY on the log channel (new jobs, new events) or `pollInterval`, whichever comes first.
  */
 export const runFulfilmentWorker = (
   options: FulfilmentWorkerOptions,
