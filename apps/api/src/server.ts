@@ -1,13 +1,6 @@
 import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
 import { PointsApi } from "@points/http-api"
-import {
-  activateUsersHandler,
-  InlineProjectionLive,
-  LogListener,
-  LogNotifier,
-  runConsumer,
-  USER_ACTIVATION_CONSUMER,
-} from "@points/infrastructure"
+import { activateUsersHandler, runConsumer, USER_ACTIVATION_CONSUMER } from "@points/infrastructure"
 import { Effect, Layer } from "effect"
 import { AdminLive } from "./handlers/admin.js"
 import { HealthLive } from "./handlers/health.js"
@@ -48,6 +41,3 @@ export const UserActivationLive = Layer.scopedDiscard(
     }),
   ),
 )
-
-/** What the API needs beside the database and settings: read models, the log notifier and listener. */
-export const WriteSideLive = Layer.mergeAll(InlineProjectionLive, LogNotifier.layer, LogListener.layer)

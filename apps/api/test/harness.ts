@@ -1,10 +1,11 @@
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { type ApiSettings, Settings } from "../src/config.js"
-import { HttpAppLive, UserActivationLive, WriteSideLive } from "../src/server.js"
+import { HttpAppLive, UserActivationLive } from "../src/server.js"
 
 /** The admin token of every test server. */
 export const ADMIN_TOKEN = "test-admin-token-0123456789"

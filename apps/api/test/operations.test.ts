@@ -9,11 +9,11 @@ import { fileURLToPath } from "node:url"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it, layer } from "@effect/vitest"
-import { databaseAt } from "@points/infrastructure"
+import { databaseAt, WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "../src/config.js"
-import { HttpAppLive, WriteSideLive } from "../src/server.js"
+import { HttpAppLive } from "../src/server.js"
 import { ADMIN_TOKEN, call, eventually, metricValue, newPartner } from "./harness.js"
 
 // ---------------------------------------------------------------------------------------------------------
