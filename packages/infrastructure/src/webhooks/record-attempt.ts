@@ -20,9 +20,9 @@ export interface AttemptResult {
 }
 
 /**
- * Records an attempt in one transaction: the claimed row becomes succeeded or failed, the next attempt is
- * scheduled as a pending row, and the endpoint's failing streak is cleared by a success or started by a
- * failure; a streak older than `disableAfterFailingFor`, or a 410, disables the endpoint. Only the claim's
+ * Records an attempt in one transaction: the claimed row becomes succeeded or failed, the endpoint's failing
+ * streak is cleared by a success or started by a failure, and a streak older than `disableAfterFailingFor`,
+ * or a 410, disables the endpoint; otherwise a failure schedules the next attempt as a pending row. Only the claim's
  * holder records: when its lease ran out and another dispatcher took the attempt over, nothing is written
  * (false), and the other one's record stands.
  */
@@ -33,27 +33,18 @@ export const recordAttempt = (
 ) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const updated = yield* sql<{ next_attempt_at: Date | null }>`
+    const updated = yield* sql`
       UPDATE webhook_deliveries
       SET status = ${result.status}, response_status = ${result.responseStatus},
           duration_ms = ${result.durationMs}, error = ${result.error}, attempted_at = ${claim.claimed_at},
-          next_attempt_at = CASE WHEN ${result.nextInSeconds}::float8 IS NULL THEN NULL
-                                 ELSE now() + ${result.nextInSeconds}::float8 * interval '1 second' END
+          next_attempt_at = NULL
       WHERE id = ${claim.id} AND leased_by = ${claim.leased_by} AND status = 'pending'
-      RETURNING next_attempt_at`
-    const row = updated[0]
-    if (row === undefined) return false
-    if (row.next_attempt_at !== null) {
-      yield* sql`
-        INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at)
-        VALUES (${uuidV7()}, ${claim.partner_id}, ${claim.endpoint_id}, ${claim.event_id}, ${claim.attempt + 1},
-                'pending', ${row.next_attempt_at})`
-    }
-    if (!result.made) return true
+      RETURNING id`
+    if (updated.length === 0) return false
     let disable = result.disable
-    if (result.status === "succeeded") {
+    if (result.made && result.status === "succeeded") {
       yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${claim.endpoint_id}`
-    } else {
+    } else if (result.made) {
       const limitMs = Duration.toMillis(Duration.decode(options.disableAfterFailingFor))
       const streak = yield* sql<{ too_long: boolean }>`
         INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
@@ -62,6 +53,18 @@ export const recordAttempt = (
         RETURNING failing_since <= now() - ${limitMs}::float8 * interval '1 millisecond' AS too_long`
       if (disable === null && streak[0]?.too_long === true) disable = "failing"
     }
-    if (disable !== null) yield* disableEndpoint(claim.partner_id, claim.endpoint_id, disable)
+    if (disable !== null) {
+      yield* disableEndpoint(claim.partner_id, claim.endpoint_id, disable)
+    } else if (result.nextInSeconds !== null) {
+      const next = yield* sql<{ next_attempt_at: Date }>`
+        UPDATE webhook_deliveries
+        SET next_attempt_at = now() + ${result.nextInSeconds}::float8 * interval '1 second'
+        WHERE id = ${claim.id}
+        RETURNING next_attempt_at`
+      yield* sql`
+        INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at)
+        VALUES (${uuidV7()}, ${claim.partner_id}, ${claim.endpoint_id}, ${claim.event_id}, ${claim.attempt + 1},
+                'pending', ${next[0]?.next_attempt_at ?? null})`
+    }
     return true
   })
