@@ -149,7 +149,12 @@ export interface Received {
 
 /** How the receiver answers one request: a status (with headers and body), or never (`hang`). */
 export type Answer =
-  | { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string }
+  | {
+      readonly status: number
+      readonly headers?: Record<string, string>
+      readonly body?: string
+      readonly delayMs?: number
+    }
   | { readonly hang: true }
   | { readonly stream: { readonly status: number; readonly bytes: number } }
 
@@ -201,8 +206,12 @@ export const startReceiver = (
             response.on("close", () => streamed.push(written))
             return pump()
           }
-          response.writeHead(reply.status, reply.headers ?? {})
-          response.end(reply.body ?? "")
+          const respond = () => {
+            response.writeHead(reply.status, reply.headers ?? {})
+            response.end(reply.body ?? "")
+          }
+          if (reply.delayMs === undefined) return respond()
+          setTimeout(respond, reply.delayMs)
         })
       })
       server.listen(0, "127.0.0.1", () => {
