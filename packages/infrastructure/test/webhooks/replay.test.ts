@@ -94,8 +94,10 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
       const strangers = yield* createEndpoint(stranger, { url: "https://hooks.example.com/in" })
       const mine = yield* publishEvent(partner)
       const theirs = yield* publishEvent(stranger)
-      const failure = (effect: Effect.Effect<unknown, { readonly code: string; readonly message: string }>) =>
-        Effect.map(Effect.flip(effect), (error) => `${error.code} ${error.message}`)
+      const failure = <E extends { readonly message: string }, R>(effect: Effect.Effect<unknown, E, R>) =>
+        Effect.map(Effect.flip(effect), (error) =>
+          "code" in error ? `${error.code} ${error.message}` : error.message,
+        )
 
       expect(
         yield* failure(replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [mine, theirs] })),
