@@ -7,37 +7,37 @@ import {
   InlineProjectionLive,
   LogListener,
   LogNotifier,
-  runWebhookDispatcher,
-  runWebhookFanOut,
+  webhookDeliveryLayer,
 } from "../../src/index.js"
 
 const url = process.env.DATABASE_URL
 if (url === undefined) throw new Error("DATABASE_URL is required")
 
-const program = Effect.gen(function* () {
-  yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
-  yield* Effect.forkScoped(
-    runWebhookDispatcher({
-      retrySchedule: [0, 1, 1, 1, 1],
-      allowPrivateTargets: true,
-      pollInterval: "200 millis",
-      concurrency: Number(process.env.DISPATCH_CONCURRENCY ?? "4"),
-      sendTimeout: "2 seconds",
-      lease: "7 seconds",
-      instanceId: process.env.DISPATCHER_ID ?? "child",
-    }),
-  )
-  process.stdout.write("ready\n")
-  return yield* Effect.never
+const delivery = webhookDeliveryLayer({
+  fanOut: { pollInterval: "100 millis" },
+  dispatcher: {
+    retrySchedule: [0, 1, 1, 1, 1],
+    allowPrivateTargets: true,
+    pollInterval: "200 millis",
+    concurrency: Number(process.env.DISPATCH_CONCURRENCY ?? "4"),
+    sendTimeout: "2 seconds",
+    lease: "7 seconds",
+    instanceId: process.env.DISPATCHER_ID ?? "child",
+  },
 })
+
+const program = Effect.zipRight(
+  Effect.sync(() => process.stdout.write("ready\n")),
+  Effect.never,
+)
 
 const database = databaseAt(Redacted.make(url), { poolSize: 8 })
 NodeRuntime.runMain(
-  Effect.scoped(program).pipe(
+  program.pipe(
     Effect.provide(
-      Layer.provideMerge(
-        Layer.mergeAll(InlineProjectionLive, LogNotifier.layer, LogListener.layer),
-        database,
+      delivery.pipe(
+        Layer.provideMerge(Layer.mergeAll(InlineProjectionLive, LogNotifier.layer, LogListener.layer)),
+        Layer.provideMerge(database),
       ),
     ),
   ),
