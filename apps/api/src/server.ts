@@ -8,13 +8,24 @@ import { OAuthLive } from "./handlers/oauth.js"
 import { OrdersLive } from "./handlers/orders.js"
 import { PointsLive } from "./handlers/points.js"
 import { UsersLive } from "./handlers/users.js"
+import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
 import { AdminAuthenticationLive, AuthenticationLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
 /** Every handler of the contract, with their authentication. */
 const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
-  Layer.provide(Layer.mergeAll(UsersLive, PointsLive, OrdersLive, OAuthLive, AdminLive, HealthLive)),
+  Layer.provide(
+    Layer.mergeAll(
+      UsersLive,
+      PointsLive,
+      OrdersLive,
+      WebhookDeliveriesLive,
+      OAuthLive,
+      AdminLive,
+      HealthLive,
+    ),
+  ),
   Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
 )
 

@@ -6,6 +6,7 @@ import { OAuthGroup } from "./groups/oauth.js"
 import { OrdersGroup } from "./groups/orders.js"
 import { PointsGroup } from "./groups/points.js"
 import { UsersGroup } from "./groups/users.js"
+import { WebhookDeliveriesGroup } from "./groups/webhook-deliveries.js"
 
 /** The value of the `Api-Version` header on every response. */
 export const API_VERSION = "2025-01-01"
@@ -19,6 +20,7 @@ export class PointsApi extends HttpApi.make("points")
   .add(UsersGroup)
   .add(PointsGroup)
   .add(OrdersGroup)
+  .add(WebhookDeliveriesGroup)
   .add(AdminGroup)
   .add(HealthGroup)
   .addError(ErrorAt[400])

@@ -126,3 +126,4 @@ export interface Page<A> {
   readonly data: ReadonlyArray<A>
   readonly next_cursor: string | null
 }
+export * from "./webhook-delivery.js"
