@@ -1,10 +1,18 @@
-import { OrderFulfilmentLive } from "@points/infrastructure"
+import { OrderFulfilmentLive, webhookDeliveryLayer } from "@points/infrastructure"
 import { Effect, Layer } from "effect"
 import { type ProjectionSettings, projectionSettings } from "./config.js"
 
 /** The consumers of the event log this app runs, with the given settings. */
 export const projectionsWith = (settings: ProjectionSettings) =>
-  Layer.mergeAll(OrderFulfilmentLive({ delay: settings.fulfilmentDelay, pollInterval: "1 second" }))
+  Layer.mergeAll(
+    OrderFulfilmentLive({ delay: settings.fulfilmentDelay, pollInterval: "1 second" }),
+    webhookDeliveryLayer({
+      dispatcher: {
+        retrySchedule: settings.webhookRetrySchedule,
+        allowPrivateTargets: settings.webhookAllowPrivateTargets,
+      },
+    }),
+  )
 
 /**
  * Every asynchronous consumer of the event log (sandbox order fulfilment, webhook fan-out and dispatcher),
