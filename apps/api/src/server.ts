@@ -10,18 +10,31 @@ import {
 } from "@points/infrastructure"
 import { Effect, Layer } from "effect"
 import { AdminLive } from "./handlers/admin.js"
+import { EventsLive } from "./handlers/events.js"
 import { HealthLive } from "./handlers/health.js"
 import { OAuthLive } from "./handlers/oauth.js"
 import { OrdersLive } from "./handlers/orders.js"
 import { PointsLive } from "./handlers/points.js"
 import { UsersLive } from "./handlers/users.js"
+import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
 import { AdminAuthenticationLive, AuthenticationLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
 /** Every handler of the contract, with their authentication. */
 const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
-  Layer.provide(Layer.mergeAll(UsersLive, PointsLive, OrdersLive, OAuthLive, AdminLive, HealthLive)),
+  Layer.provide(
+    Layer.mergeAll(
+      UsersLive,
+      PointsLive,
+      OrdersLive,
+      WebhookEndpointsLive,
+      EventsLive,
+      OAuthLive,
+      AdminLive,
+      HealthLive,
+    ),
+  ),
   Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
 )
 
