@@ -3,12 +3,14 @@ import { PointsApi } from "@points/http-api"
 import { activateUsersHandler, runConsumer, USER_ACTIVATION_CONSUMER } from "@points/infrastructure"
 import { Effect, Layer } from "effect"
 import { AdminLive } from "./handlers/admin.js"
+import { EventsLive } from "./handlers/events.js"
 import { HealthLive } from "./handlers/health.js"
 import { OAuthLive } from "./handlers/oauth.js"
 import { OrdersLive } from "./handlers/orders.js"
 import { PointsLive } from "./handlers/points.js"
 import { UsersLive } from "./handlers/users.js"
 import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
+import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
 import { AdminAuthenticationLive, AuthenticationLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { serverMiddleware } from "./http/server-middleware.js"
@@ -21,6 +23,8 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
       PointsLive,
       OrdersLive,
       WebhookDeliveriesLive,
+      WebhookEndpointsLive,
+      EventsLive,
       OAuthLive,
       AdminLive,
       HealthLive,

@@ -99,6 +99,7 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
         yield* projection.apply({
           streamId: handle.streamId,
           partnerId: context.partnerId,
+          stateBefore: stream.state,
           events: result.recorded,
           state: after[stream.name],
         })

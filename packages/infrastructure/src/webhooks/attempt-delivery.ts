@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import type { ClaimedDelivery } from "./claim-deliveries.js"
 import type { DispatcherSettings } from "./dispatcher-options.js"
 import { webhookBodyOf } from "./public-event-payload.js"
@@ -83,12 +83,14 @@ export const attemptDelivery = (
   const secrets = [claim.secret, claim.previous_secret].filter((secret) => secret !== null)
   if (secrets.length === 0)
     return Effect.succeed(notMade("not attempted: the endpoint has no signing secret"))
-  const body = webhookBodyOf({
+  const rendered = webhookBodyOf({
     id: claim.event_id,
     type: claim.event_type,
     occurred_at: claim.occurred_at,
     data: claim.data,
   })
+  if (Either.isLeft(rendered)) return Effect.succeed(notMade(`not attempted: ${rendered.left}`))
+  const body = rendered.right
   return Effect.map(
     sendWebhook({
       url: claim.url,

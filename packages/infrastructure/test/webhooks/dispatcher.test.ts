@@ -16,6 +16,7 @@ import {
   eventually,
   publishEvent,
   rotateSecret,
+  sampleDataFor,
   startReceiver,
   verifies,
   webhookDatabase,
@@ -58,7 +59,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
       })
       const otherPartner = yield* createEndpoint(newId(), { url: receiver.url("/other") })
       yield* runDelivery()
-      const data = { id: newId(), status: "pending", version: 1 }
+      const data = sampleDataFor("order.created")
       const created = yield* publishEvent(partner, {
         type: "order.created",
         data,
@@ -334,6 +335,27 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
       expect(rows[0]).toMatchObject({ status: "failed", error: "not attempted: the endpoint was deleted" })
       expect(receiver.received).toEqual([])
     }),
+  )
+
+  it.scoped(
+    "fails the attempt of an event that is not a valid public event, and goes on delivering the others",
+    () =>
+      Effect.gen(function* () {
+        const receiver = yield* startReceiver()
+        const partner = newId()
+        const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+        yield* runDelivery()
+        const corrupt = yield* publishEvent(partner, { type: "order.created", data: { id: newId() } })
+        const valid = yield* publishEvent(partner, { type: "user.created" })
+        const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
+        expect(rows.find((row) => row.event_id === corrupt)).toMatchObject({
+          status: "failed",
+          error: `not attempted: event ${corrupt} is not a valid public event object`,
+          next_attempt_at: null,
+        })
+        expect(rows.find((row) => row.event_id === valid)).toMatchObject({ status: "succeeded" })
+        expect(receiver.received.map((request) => request.headers["webhook-id"])).toEqual([valid])
+      }),
   )
 })
 

@@ -106,6 +106,53 @@ export const deleteEndpoint = (partnerId: string, endpointId: string) =>
     WebhookEndpoint.DeleteEndpoint.make({ endpointId: WebhookEndpointId.make(endpointId) }),
   )
 
+/** A resource as its GET would answer it, of the kind a public event of `type` carries. */
+export const sampleDataFor = (type: WebhookEndpoint.PublicEventType): Record<string, unknown> => {
+  const at = "2025-03-01T10:00:00.000Z"
+  if (type.startsWith("user.")) {
+    return {
+      id: newId(),
+      partner_user_id: "u-1",
+      email: "one@example.com",
+      name: null,
+      status: type === "user.created" ? "processing" : type === "user.activated" ? "active" : "closed",
+      points_account_id: null,
+      created_at: at,
+      updated_at: at,
+      version: 1,
+    }
+  }
+  if (type.startsWith("points.")) {
+    return {
+      id: newId(),
+      account_id: newId(),
+      user_id: newId(),
+      type: type === "points.added" ? "add" : "subtract",
+      amount: 10,
+      balance_after: 10,
+      reference_id: `ref-${newId()}`,
+      description: null,
+      order_id: null,
+      created_at: at,
+      version: 1,
+    }
+  }
+  return {
+    id: newId(),
+    user_id: newId(),
+    reference_id: `order-${newId()}`,
+    status: "pending",
+    items: [{ sku: "MUG", name: null, quantity: 1, points: 10 }],
+    total_points: 10,
+    debit_transaction_id: newId(),
+    failure_reason: null,
+    status_history: [{ status: "pending", at }],
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  }
+}
+
 /**
  * Publishes a public event of the partner as the platform will: a domain event in the log and its
  * `public_events` row, in one transaction (stand-in for the inline publisher). Returns the event id.
@@ -127,7 +174,7 @@ export const publishEvent = (
         const event = appended.recorded[0]
         if (event === undefined) return yield* Effect.dieMessage("nothing appended")
         const type = options.type ?? "user.created"
-        const data = options.data ?? { id: newId(), status: "processing", version: 1 }
+        const data = options.data ?? sampleDataFor(type)
         yield* sql`
           INSERT INTO public_events (id, partner_id, type, occurred_at, data, global_position)
           VALUES (${event.eventId}, ${partnerId}, ${type}, ${(options.occurredAt ?? new Date()).toISOString()},
