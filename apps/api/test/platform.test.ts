@@ -76,7 +76,9 @@ const EVERY_TYPE_EXPECTED = [
   "order.status_changed",
   "order.status_changed",
   "points.added",
+  "points.subtracted",
   "user.activated",
+  "user.closed",
   "user.created",
 ]
 
@@ -84,7 +86,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
   "The platform process (npm start: API and projections in one process)",
   (it) => {
     it.effect(
-      "fulfils orders and delivers every event, signed, to a receiver, also across a SIGKILL and a restart",
+      "fulfils orders and delivers every event type, signed, to a receiver, also across a SIGKILL and a restart",
       () =>
         Effect.gen(function* () {
           const hooks = yield* receiver
@@ -179,6 +181,14 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
           ])
           const account = yield* request(base, "GET", `/api/users/${user.body.id}/points-account`, { token })
           expect(account.body.balance).toBe(1000 - 200)
+          const subtracted = yield* request(base, "POST", "/api/points/subtract", {
+            token,
+            json: { transaction: { user_id: user.body.id, amount: 50, reference_id: "platform-subtract" } },
+          })
+          expect(subtracted.body.balance_after).toBe(750)
+          expect((yield* request(base, "DELETE", `/api/users/${user.body.id}`, { token })).body.status).toBe(
+            "closed",
+          )
 
           // Every public event reached the receiver (at least once), signed with the endpoint's secret.
           const events = yield* request(base, "GET", "/api/events?limit=100", { token })
