@@ -1,53 +1,30 @@
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { PartnerId, SigningSecretId, WebhookEndpoint, WebhookEndpointId } from "@points/domain"
-import { runUnitOfWork, webhookStream } from "@points/infrastructure"
-import { Effect, Schema } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { Effect } from "effect"
 import { call, newPartner, testServerWithoutActivation } from "./harness.js"
 
-// Stand-ins until the endpoints API and the public event publisher land (issue 5): an endpoint through its
-// stream with its secret, and a public event row.
-const createEndpoint = (partnerId: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const endpointId = WebhookEndpointId.make(uuidV7())
-    const secretId = SigningSecretId.make(uuidV7())
-    yield* sql`
-      INSERT INTO webhook_signing_secrets (id, partner_id, endpoint_id, secret)
-      VALUES (${secretId}, ${partnerId}, ${endpointId}, ${"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})`
-    yield* runUnitOfWork(
-      { endpoint: webhookStream(endpointId) },
-      (s) =>
-        Effect.map(
-          WebhookEndpoint.decide(
-            WebhookEndpoint.CreateEndpoint.make({
-              endpointId,
-              partnerId: PartnerId.make(partnerId),
-              url: Schema.decodeSync(WebhookEndpoint.WebhookUrl)("https://hooks.example.com/in"),
-              eventTypes: [],
-              description: null,
-              enabled: true,
-              secretId,
-              allowPrivateTargets: false,
-            }),
-            s.endpoint,
-          ),
-          (events) => ({ endpoint: events }),
-        ),
-      { partnerId, requestId: null, idempotencyKey: null, causationId: null, correlationId: null },
-    )
-    return endpointId as string
-  })
+/** Registers an endpoint through the API; its id. */
+const createEndpoint = (token: string) =>
+  Effect.map(
+    call("POST", "/api/webhooks/endpoints", { token, json: { url: "https://hooks.example.com/in" } }),
+    (reply) => {
+      expect(reply.status).toBe(201)
+      return reply.body.id as string
+    },
+  )
 
-const publishEvent = (partnerId: string) =>
+/** Registers a user through the API, which announces `user.created`; that event's id. */
+const publishEvent = (token: string) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const id = uuidV7()
-    yield* sql`
-      INSERT INTO public_events (id, partner_id, type, occurred_at, data, global_position)
-      VALUES (${id}, ${partnerId}, 'user.created', now(), ${JSON.stringify({ id: uuidV7(), version: 1 })}::jsonb, 0)`
-    return id
+    const user = yield* call("POST", "/api/users", {
+      token,
+      json: { partner_user_id: `p-${Math.random().toString(36).slice(2)}`, email: "one@example.com" },
+    })
+    const events = yield* call("GET", "/api/events?type=user.created&limit=100", { token })
+    const event = events.body.data.find(
+      (candidate: { data: { id: string } }) => candidate.data.id === user.body.id,
+    )
+    expect(event).toBeDefined()
+    return event.id as string
   })
 
 layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServices: true })(
@@ -55,9 +32,9 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
   (it) => {
     it.effect("replays a partner's event to its endpoint (202) and lists the attempt it scheduled", () =>
       Effect.gen(function* () {
-        const { partnerId, token } = yield* newPartner()
-        const endpointId = yield* createEndpoint(partnerId)
-        const eventId = yield* publishEvent(partnerId)
+        const { token } = yield* newPartner()
+        const endpointId = yield* createEndpoint(token)
+        const eventId = yield* publishEvent(token)
         const path = `/api/webhooks/endpoints/${endpointId}`
 
         const empty = yield* call("GET", `${path}/deliveries`, { token })
@@ -108,9 +85,9 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
         Effect.gen(function* () {
           const mine = yield* newPartner("Mine")
           const theirs = yield* newPartner("Theirs")
-          const endpointId = yield* createEndpoint(mine.partnerId)
-          const theirEndpoint = yield* createEndpoint(theirs.partnerId)
-          const theirEvent = yield* publishEvent(theirs.partnerId)
+          const endpointId = yield* createEndpoint(mine.token)
+          const theirEndpoint = yield* createEndpoint(theirs.token)
+          const theirEvent = yield* publishEvent(theirs.token)
           const path = `/api/webhooks/endpoints/${endpointId}`
           const code = (reply: {
             readonly body: { readonly errors: ReadonlyArray<{ readonly code: string }> }
