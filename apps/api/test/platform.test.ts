@@ -5,7 +5,7 @@ import { expect, layer } from "@effect/vitest"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Effect, Redacted } from "effect"
 import { Webhook } from "standardwebhooks"
-import { ADMIN_TOKEN, eventually } from "./harness.js"
+import { ADMIN_TOKEN, callAt, eventually } from "./harness.js"
 import { type ApiProcess, apiProcess, freePort, waitForOutput } from "./processes.js"
 
 /** One delivery as the receiver got it. */
@@ -41,32 +41,6 @@ const databaseUrl = Effect.map(PgClient.PgClient, (client) => {
   if (url === undefined) throw new Error("the test database has no URL")
   return Redacted.value(url)
 })
-
-/** A JSON request to the platform; the reply's status and body. */
-const request = (
-  base: string,
-  method: string,
-  path: string,
-  options: {
-    readonly token?: string
-    readonly json?: unknown
-    readonly headers?: Record<string, string>
-  } = {},
-) =>
-  Effect.promise(async () => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-        ...(options.json === undefined ? {} : { "content-type": "application/json" }),
-        ...options.headers,
-      },
-      ...(options.json === undefined ? {} : { body: JSON.stringify(options.json) }),
-    })
-    // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
-    const body: any = await response.json()
-    return { status: response.status, body }
-  })
 
 const EVERY_TYPE_EXPECTED = [
   "order.created",
@@ -114,41 +88,41 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
 
           const first = yield* start
           const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
-          const partner = yield* request(base, "POST", "/admin/api/partners", {
+          const partner = yield* callAt(base, "POST", "/admin/api/partners", {
             json: { name: "Platform Ltd" },
             headers: admin,
           })
-          const credential = yield* request(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
+          const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
             json: {},
             headers: admin,
           })
-          const issued = yield* request(base, "POST", "/api/oauth/token", {
+          const issued = yield* callAt(base, "POST", "/api/oauth/token", {
             json: { client_id: credential.body.client_id, client_secret: credential.body.client_secret },
           })
           const token: string = issued.body.access_token
-          const endpoint = yield* request(base, "POST", "/api/webhooks/endpoints", {
+          const endpoint = yield* callAt(base, "POST", "/api/webhooks/endpoints", {
             token,
             json: { url: hooks.url, description: "every type" },
           })
           expect(endpoint.status).toBe(201)
           const webhook = new Webhook(endpoint.body.secret)
 
-          const user = yield* request(base, "POST", "/api/users", {
+          const user = yield* callAt(base, "POST", "/api/users", {
             token,
             json: { partner_user_id: "platform-1", email: "one@example.com" },
           })
           yield* eventually(
-            request(base, "GET", `/api/users/${user.body.id}`, { token }),
+            callAt(base, "GET", `/api/users/${user.body.id}`, { token }),
             (reply) => reply.body.status === "active",
             30,
           )
-          const added = yield* request(base, "POST", "/api/points/add", {
+          const added = yield* callAt(base, "POST", "/api/points/add", {
             token,
             json: { transaction: { user_id: user.body.id, amount: 1000, reference_id: "platform-add" } },
           })
           expect(added.status).toBe(201)
           const place = (reference: string, sku: string) =>
-            request(base, "POST", "/api/orders", {
+            callAt(base, "POST", "/api/orders", {
               token,
               headers: { "idempotency-key": reference },
               json: {
@@ -167,7 +141,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
 
           const final = (orderId: string) =>
             eventually(
-              request(base, "GET", `/api/orders/${orderId}`, { token }),
+              callAt(base, "GET", `/api/orders/${orderId}`, { token }),
               (reply) => reply.body.status === "completed" || reply.body.status === "failed",
               60,
             )
@@ -179,19 +153,19 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
             "processing",
             "failed",
           ])
-          const account = yield* request(base, "GET", `/api/users/${user.body.id}/points-account`, { token })
+          const account = yield* callAt(base, "GET", `/api/users/${user.body.id}/points-account`, { token })
           expect(account.body.balance).toBe(1000 - 200)
-          const subtracted = yield* request(base, "POST", "/api/points/subtract", {
+          const subtracted = yield* callAt(base, "POST", "/api/points/subtract", {
             token,
             json: { transaction: { user_id: user.body.id, amount: 50, reference_id: "platform-subtract" } },
           })
           expect(subtracted.body.balance_after).toBe(750)
-          expect((yield* request(base, "DELETE", `/api/users/${user.body.id}`, { token })).body.status).toBe(
+          expect((yield* callAt(base, "DELETE", `/api/users/${user.body.id}`, { token })).body.status).toBe(
             "closed",
           )
 
           // Every public event reached the receiver (at least once), signed with the endpoint's secret.
-          const events = yield* request(base, "GET", "/api/events?limit=100", { token })
+          const events = yield* callAt(base, "GET", "/api/events?limit=100", { token })
           const eventIds: Array<string> = events.body.data.map((event: { id: string }) => event.id)
           expect(events.body.data.map((event: { type: string }) => event.type).sort()).toEqual(
             EVERY_TYPE_EXPECTED,

@@ -321,18 +321,4 @@ export const deliveriesOf = (endpointId: string) =>
       FROM webhook_deliveries WHERE endpoint_id = ${endpointId} ORDER BY id`,
   )
 
-/** Polls `probe` every 20 ms until `check` holds; dies after `seconds`: waits on a condition, never a sleep. */
-export const eventually = <A, E, R>(
-  probe: Effect.Effect<A, E, R>,
-  check: (value: A) => boolean,
-  seconds = 15,
-) =>
-  Effect.gen(function* () {
-    const deadline = Date.now() + seconds * 1000
-    for (;;) {
-      const value = yield* probe
-      if (check(value)) return value
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`condition not reached in ${seconds} s`)
-      yield* Effect.sleep("20 millis")
-    }
-  })
+export { eventually } from "../../src/testing/index.js"
