@@ -29,3 +29,21 @@ export const unexpected = () =>
 /** SV5003: the database is out of reach; retry after a few seconds. */
 export const unavailable = () =>
   new ApiError({ status: 503, errors: [entryOf("SV5003", "service unavailable: retry later")] })
+
+// RFC 6749 5.2 names few error codes; every refusal of a malformed request is `invalid_request`.
+const oauthErrorOf = (status: number) =>
+  status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request"
+
+/**
+ * An error of the OAuth endpoints carries the RFC 6749 `error` and `error_description` beside `errors`
+ * (DESIGN.md section 5), also when it is answered before the endpoint's handler runs (413, 415, a bad form).
+ */
+export const withOAuthFields = (path: string, error: ApiError): ApiError =>
+  !path.startsWith("/api/oauth/") || error.error !== undefined
+    ? error
+    : new ApiError({
+        status: error.status,
+        errors: error.errors,
+        error: oauthErrorOf(error.status),
+        error_description: error.errors[0].message,
+      })

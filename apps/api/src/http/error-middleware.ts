@@ -1,7 +1,14 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { ApiError, PointsApi } from "@points/http-api"
 import { Cause, Effect } from "effect"
-import { apiErrorOf, entryOf, isPlatformError, unavailable, unexpected } from "./api-error-of.js"
+import {
+  apiErrorOf,
+  entryOf,
+  isPlatformError,
+  unavailable,
+  unexpected,
+  withOAuthFields,
+} from "./api-error-of.js"
 import { invalidParamsOf } from "./invalid-params.js"
 
 const isDatabaseUnreachable = (defect: unknown): boolean => {
@@ -17,7 +24,7 @@ const isDatabaseUnreachable = (defect: unknown): boolean => {
  * Turns every failure into the published error body: schema failures into 400 with one entry per field,
  * unknown routes into 404 NN1002, unreadable bodies into 400, domain errors into their code and status, and
  * anything else into 500 SV5000 (503 SV5003 when the database is out of reach), logged with its cause but
- * never shown: no stack trace or SQL reaches a client.
+ * never shown: no stack trace or SQL reaches a client. Errors of the OAuth endpoints also carry RFC 6749 `error`.
  */
 export const ErrorMiddlewareLive = HttpApiBuilder.middleware(PointsApi, (app) =>
   app.pipe(
@@ -51,5 +58,10 @@ export const ErrorMiddlewareLive = HttpApiBuilder.middleware(PointsApi, (app) =>
         Effect.fail(isDatabaseUnreachable(squashed) ? unavailable() : unexpected()),
       )
     }),
+    Effect.catchAll((error) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.fail(withOAuthFields(request.url.split("?")[0] ?? request.url, error)),
+      ),
+    ),
   ),
 )

@@ -19,12 +19,27 @@ const problemOf = (message: string): string => {
 
 const fieldOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
 
+// An optional field is a union with `undefined`: a bad value fails both members, and the `undefined` member's
+// "Expected undefined" says nothing to the client ("limit must be undefined"). It is dropped when the field
+// has another issue, which names the real problem.
+const withoutUndefinedMember = <
+  I extends { readonly path: ReadonlyArray<PropertyKey>; readonly message: string },
+>(
+  issues: ReadonlyArray<I>,
+): ReadonlyArray<I> =>
+  issues.filter(
+    (issue) =>
+      !issue.message.startsWith("Expected undefined, actual ") ||
+      !issues.some((other) => other !== issue && fieldOf(other.path) === fieldOf(issue.path)),
+  )
+
 /**
  * The answer to a request that failed its schema: 400 with one entry per invalid field (GH1006, or LE1001
  * for `transaction.user_id`, as published), messages such as `email must be a string`.
  */
 export const invalidParamsOf = (error: HttpApiDecodeError): ApiError => {
-  const issues = error.issues.length > 0 ? error.issues : [{ path: [], message: "invalid params" }]
+  const issues =
+    error.issues.length > 0 ? withoutUndefinedMember(error.issues) : [{ path: [], message: "invalid params" }]
   const seen = new Set<string>()
   const entries = issues.flatMap((issue) => {
     const field = fieldOf(issue.path)

@@ -8,7 +8,7 @@ import {
 import { API_VERSION, ApiError } from "@points/http-api"
 import { Cause, Effect, Exit, Metric, Option } from "effect"
 import { v7 as uuidV7 } from "uuid"
-import { entryOf } from "./api-error-of.js"
+import { entryOf, withOAuthFields } from "./api-error-of.js"
 import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { currentRequestId } from "./request-context.js"
@@ -23,6 +23,9 @@ const bodyRoutes: ReadonlyArray<readonly [string, RegExp, ReadonlyArray<string>]
   ["PATCH", /^\/api\/users\/[^/]+$/, ["application/json"]],
   ["POST", /^\/api\/points\/(add|subtract)$/, ["application/json"]],
   ["POST", /^\/api\/orders$/, ["application/json"]],
+  ["POST", /^\/api\/webhooks\/endpoints$/, ["application/json"]],
+  ["PATCH", /^\/api\/webhooks\/endpoints\/[^/]+$/, ["application/json"]],
+  ["POST", /^\/api\/webhooks\/endpoints\/[^/]+\/replay$/, ["application/json"]],
   ["POST", /^\/admin\/api\/partners$/, ["application/json"]],
   ["POST", /^\/admin\/api\/partners\/[^/]+\/clients$/, ["application/json"]],
 ]
@@ -89,17 +92,23 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const handled =
       Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
         ? errorResponse(
-            new ApiError({
-              status: 413,
-              errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
-            }),
+            withOAuthFields(
+              path,
+              new ApiError({
+                status: 413,
+                errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
+              }),
+            ),
           )
         : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
           ? errorResponse(
-              new ApiError({
-                status: 415,
-                errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
-              }),
+              withOAuthFields(
+                path,
+                new ApiError({
+                  status: 415,
+                  errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+                }),
+              ),
             )
           : app.pipe(
               // A body sent without Content-Length (chunked) is capped while it is read.
