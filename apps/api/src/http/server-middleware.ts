@@ -9,29 +9,13 @@ import { API_VERSION, ApiError } from "@points/http-api"
 import { Cause, Effect, Exit, Metric, Option } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { entryOf, withOAuthFields } from "./api-error-of.js"
+import { acceptedMediaTypes } from "./body-routes.js"
 import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { currentRequestId } from "./request-context.js"
 
 /** The largest request body accepted (DESIGN.md section 2). */
 export const MAX_BODY_BYTES = 1_048_576
-
-// The routes that take a body, and the media types they take; every other route ignores a body.
-const bodyRoutes: ReadonlyArray<readonly [string, RegExp, ReadonlyArray<string>]> = [
-  ["POST", /^\/api\/oauth\/(token|revoke)$/, ["application/x-www-form-urlencoded", "application/json"]],
-  ["POST", /^\/api\/users$/, ["application/json"]],
-  ["PATCH", /^\/api\/users\/[^/]+$/, ["application/json"]],
-  ["POST", /^\/api\/points\/(add|subtract)$/, ["application/json"]],
-  ["POST", /^\/api\/orders$/, ["application/json"]],
-  ["POST", /^\/api\/webhooks\/endpoints$/, ["application/json"]],
-  ["PATCH", /^\/api\/webhooks\/endpoints\/[^/]+$/, ["application/json"]],
-  ["POST", /^\/api\/webhooks\/endpoints\/[^/]+\/replay$/, ["application/json"]],
-  ["POST", /^\/admin\/api\/partners$/, ["application/json"]],
-  ["POST", /^\/admin\/api\/partners\/[^/]+\/clients$/, ["application/json"]],
-]
-
-const acceptedTypes = (method: string, path: string) =>
-  bodyRoutes.find(([m, pattern]) => m === method && pattern.test(path))?.[2]
 
 const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
   (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
@@ -71,7 +55,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const requestId = requestIdOf(request.headers["x-request-id"])
     const path = request.url.split("?")[0] ?? request.url
     const declaredLength = Number(request.headers["content-length"] ?? "0")
-    const accepted = acceptedTypes(request.method, path)
+    const accepted = acceptedMediaTypes(request.method, path)
     const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
 
     // The server writes the response inside this middleware; headers are added on the way out by a

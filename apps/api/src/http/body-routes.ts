@@ -1,0 +1,36 @@
+import { HttpApi } from "@effect/platform"
+import { PointsApi } from "@points/http-api"
+
+/** A route that takes a body: its method, its path as a pattern, and the media types it accepts. */
+export interface BodyRoute {
+  readonly method: string
+  readonly path: RegExp
+  readonly mediaTypes: ReadonlyArray<string>
+}
+
+const FORM = "application/x-www-form-urlencoded"
+
+// Read off the contract, so a new endpoint with a payload is checked the day it is added (a hand-kept list
+// once missed three webhook routes). The token endpoints are declared with their RFC 6749 form body; DESIGN.md
+// section 3 lets them take the same fields as JSON, which their handler parses too.
+const bodyRoutes: ReadonlyArray<BodyRoute> = (() => {
+  const routes: Array<BodyRoute> = []
+  HttpApi.reflect(PointsApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, payloads }) => {
+      if (endpoint.method === "GET" || payloads.size === 0) return
+      const declared = [...payloads.keys()]
+      const pattern = endpoint.path.replace(/:[^/]+/g, "[^/]+")
+      routes.push({
+        method: endpoint.method,
+        path: new RegExp(`^${pattern}$`),
+        mediaTypes: declared.includes(FORM) ? [...declared, "application/json"] : declared,
+      })
+    },
+  })
+  return routes
+})()
+
+/** The media types a route takes as its body; undefined when it takes none (a body sent to it is ignored). */
+export const acceptedMediaTypes = (method: string, path: string): ReadonlyArray<string> | undefined =>
+  bodyRoutes.find((route) => route.method === method && route.path.test(path))?.mediaTypes
