@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { type Decider, fold } from "@points/domain"
+import { type Decider, fold, InvariantViolation } from "@points/domain"
 import { Effect } from "effect"
 import { appendToStream } from "./append-to-stream.js"
 import { expectVersion } from "./expected-version.js"
 import { InlineProjection } from "./inline-projection.js"
+import { isDeadlock, lockStreams } from "./lock-streams.js"
 import { LogNotifier } from "./log-notifier.js"
 import { readStream } from "./read-stream.js"
 import type { AppendContext, RecordedEvent } from "./recorded-event.js"
@@ -28,25 +29,27 @@ export interface Outcome<Streams> {
 /** How many times a decision is retried when another writer changed one of its streams in between. */
 export const DEFAULT_MAX_ATTEMPTS = 5
 
-const unchanged = (streamId: string, partnerId: string, version: bigint) =>
+// A stream only read that did not exist at load had no row to lock: it must still not exist at commit.
+const stillAbsent = (streamId: string, partnerId: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    // FOR SHARE waits for a concurrent writer of the stream to finish, then sees its version.
+    // FOR SHARE waits for a concurrent creator of the stream to finish, then sees it.
     const rows = yield* sql<{ version: string }>`
       SELECT version::text AS version FROM streams
       WHERE stream_id = ${streamId} AND partner_id = ${partnerId} FOR SHARE`
-    const current = rows[0] === undefined ? 0n : BigInt(rows[0].version)
-    if (current !== version) {
-      return yield* new StreamVersionConflict({ streamId, expected: `version ${version} (read only)` })
+    if (rows.length > 0) {
+      return yield* new StreamVersionConflict({ streamId, expected: "no stream (read only)" })
     }
   })
 
 /**
- * Loads every stream (for the context's partner), runs the decision on their states, and appends what it
- * decided to each stream at the version it was loaded at, all in one transaction with the inline read
- * models. A stream the decision only read must still be at that version at commit, so a decision never
- * rests on a state that changed under it. On a version conflict the whole unit is retried from the load, at
- * most `maxAttempts` times; a refusal from the decision appends nothing and is returned as is.
+ * Locks and loads every stream (for the context's partner), runs the decision on their states, and appends
+ * what it decided to each stream at the version it was loaded at, all in one transaction with the inline
+ * read models. Existing streams are locked at load (FOR UPDATE, or FOR SHARE when marked `readOnly`), so
+ * concurrent writers of one stream queue instead of failing, and no decision rests on a state that changes
+ * under it. Only the creation of a stream is optimistic: a stream created by another writer after the load
+ * is a version conflict (and so is a deadlock between lockers), on which the whole unit is retried from the
+ * load, at most `maxAttempts` times. A refusal from the decision appends nothing and is returned as is.
  */
 export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>, X, R>(
   streams: Streams,
@@ -61,17 +64,35 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
     const names = Object.keys(streams) as Array<keyof Streams & string>
 
     const attempt = Effect.gen(function* () {
-      const loaded = yield* Effect.forEach(names, (name) => {
-        const handle = streams[name] as AnyStreamHandle
-        return Effect.map(readStream(handle.streamId, context.partnerId), (read) => ({
-          name,
-          handle,
-          version: read.version,
-          state: fold(
-            handle.decider,
-            read.events.map((recorded) => recorded.event),
-          ),
-        }))
+      const handles = names.map((name) => [name, streams[name] as AnyStreamHandle] as const)
+      const versions = yield* lockStreams({
+        partnerId: context.partnerId,
+        write: handles.filter(([, h]) => h.access !== "read").map(([, h]) => h.streamId),
+        read: handles.filter(([, h]) => h.access === "read").map(([, h]) => h.streamId),
+      })
+      const loaded = yield* Effect.forEach(handles, ([name, handle]) => {
+        const version = versions.get(handle.streamId) ?? 0n
+        const read =
+          version === 0n
+            ? Effect.succeed({ events: [], version })
+            : readStream(handle.streamId, context.partnerId)
+        return Effect.flatMap(read, (read) =>
+          read.version === version
+            ? Effect.succeed({
+                name,
+                handle,
+                version,
+                state: fold(
+                  handle.decider,
+                  read.events.map((recorded) => recorded.event),
+                ),
+              })
+            : Effect.die(
+                new InvariantViolation(
+                  `stream ${handle.streamId} read at ${read.version}, locked at ${version}`,
+                ),
+              ),
+        )
       })
       const states = Object.fromEntries(
         loaded.map((stream) => [stream.name, stream.state]),
@@ -84,7 +105,7 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
         const events: ReadonlyArray<unknown> = decision[stream.name] ?? []
         after[stream.name] = events.reduce(handle.decider.evolve, stream.state)
         if (events.length === 0) {
-          yield* unchanged(handle.streamId, context.partnerId, stream.version)
+          if (stream.version === 0n) yield* stillAbsent(handle.streamId, context.partnerId)
           appended[stream.name] = []
           continue
         }
@@ -107,11 +128,12 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
     })
 
     const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
-    const outcome = yield* sql
-      .withTransaction(attempt)
-      .pipe(
-        Effect.retry({ while: (error) => error instanceof StreamVersionConflict, times: maxAttempts - 1 }),
-      )
+    const outcome = yield* sql.withTransaction(attempt).pipe(
+      Effect.retry({
+        while: (error) => error instanceof StreamVersionConflict || isDeadlock(error),
+        times: maxAttempts - 1,
+      }),
+    )
     yield* notifier.committed
     return outcome
   })

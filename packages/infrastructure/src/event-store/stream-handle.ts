@@ -16,10 +16,21 @@ export interface StreamHandle<Command, Event, State, Err> {
   readonly streamId: StreamId
   readonly decider: Decider<Command, Event, State, Err>
   readonly catalog: EventCatalog<Event>
+  /**
+   * "read" when a unit of work only reads the stream (it is locked FOR SHARE at load, so writers of it wait
+   * for the unit to finish); absent, the unit may write it (locked FOR UPDATE at load).
+   */
+  readonly access?: "read"
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a handle of any aggregate, as a constraint for the unit of work.
 export type AnyStreamHandle = StreamHandle<any, any, any, any>
+
+/** The same stream, marked as only read by the unit of work it is handed to (see StreamHandle.access). */
+export const readOnly = <H extends AnyStreamHandle>(handle: H): H & { readonly access: "read" } => ({
+  ...handle,
+  access: "read",
+})
 
 /** A user's stream. */
 export const userStream = (userId: string) =>
