@@ -14,6 +14,8 @@ export interface AppendRequest<Event> {
   readonly events: ReadonlyArray<Event>
   readonly catalog: EventCatalog<Event>
   readonly context: AppendContext
+  /** The stream's state after these events, as JSON, kept beside the stream (see migration 0011). */
+  readonly snapshot?: unknown
 }
 
 /** Where the appended events landed. */
@@ -28,7 +30,8 @@ export interface AppendResult<Event> {
 // one round trip, atomic without a transaction of its own, and a concurrent writer at the same expected
 // version finds the row changed (it waits on the row lock, re-checks the version, and bumps nothing), so
 // exactly one of them inserts.
-const APPEND = "SELECT * FROM append_to_stream($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+const APPEND =
+  "SELECT * FROM append_to_stream($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)"
 
 const expectation = (expected: ExpectedVersion) =>
   ExpectedVersion.$match(expected, {
@@ -72,6 +75,7 @@ export const appendToStream = <Event>(request: AppendRequest<Event>) =>
       context.causationId,
       context.correlationId,
       DateTime.toDate(now),
+      request.snapshot === undefined ? null : JSON.stringify(request.snapshot),
     ]
     const rows = yield* sql.unsafe<{
       appended_position: string

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { type Decider, fold, InvariantViolation } from "@points/domain"
-import { Effect } from "effect"
+import { type Decider, InvariantViolation } from "@points/domain"
+import { Effect, Option, Schema } from "effect"
 import { appendToStream } from "./append-to-stream.js"
 import { expectVersion } from "./expected-version.js"
 import { InlineProjection } from "./inline-projection.js"
-import { isDeadlock, lockStreams } from "./lock-streams.js"
+import { isDeadlock, type LockedStream, lockStreams } from "./lock-streams.js"
 import { LogNotifier } from "./log-notifier.js"
 import { readStream } from "./read-stream.js"
 import type { AppendContext, RecordedEvent } from "./recorded-event.js"
@@ -42,6 +42,45 @@ const stillAbsent = (streamId: string, partnerId: string) =>
     }
   })
 
+// The snapshot kept beside a locked stream, when it is of the handle's format and decodes; null otherwise.
+const snapshotOf = (handle: AnyStreamHandle, stream: LockedStream) => {
+  const stored = stream.snapshot as { readonly name?: unknown; readonly state?: unknown } | null
+  if (
+    handle.snapshot === undefined ||
+    stream.snapshotVersion === null ||
+    stored?.name !== handle.snapshot.name
+  ) {
+    return null
+  }
+  const state = Schema.decodeUnknownOption(handle.snapshot.schema)(stored.state)
+  return Option.isSome(state) ? { version: stream.snapshotVersion, state: state.value } : null
+}
+
+/**
+ * A locked stream's state and version: from its snapshot, with the events after it folded on top (none when
+ * every append kept the snapshot), or from all its events. A stream absent at the lock is at version 0.
+ */
+const loadState = (handle: AnyStreamHandle, partnerId: string, stream: LockedStream | undefined) =>
+  Effect.gen(function* () {
+    const initial: unknown = handle.decider.initialState
+    if (stream === undefined) return { version: 0n, state: initial }
+    const start = snapshotOf(handle, stream) ?? { version: 0n, state: initial }
+    if (start.version === stream.version) return { version: stream.version, state: start.state }
+    const read = yield* readStream(handle.streamId, partnerId, start.version)
+    if (read.version !== stream.version) {
+      return yield* Effect.die(
+        new InvariantViolation(
+          `stream ${handle.streamId} read at ${read.version}, locked at ${stream.version}`,
+        ),
+      )
+    }
+    const state: unknown = read.events.reduce(
+      (folded, recorded) => handle.decider.evolve(folded, recorded.event),
+      start.state,
+    )
+    return { version: stream.version, state }
+  })
+
 /**
  * Locks and loads every stream (for the context's partner), runs the decision on their states, and appends
  * what it decided to each stream at the version it was loaded at, all in one transaction with the inline
@@ -65,35 +104,18 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
 
     const attempt = Effect.gen(function* () {
       const handles = names.map((name) => [name, streams[name] as AnyStreamHandle] as const)
-      const versions = yield* lockStreams({
+      const locked = yield* lockStreams({
         partnerId: context.partnerId,
         write: handles.filter(([, h]) => h.access !== "read").map(([, h]) => h.streamId),
         read: handles.filter(([, h]) => h.access === "read").map(([, h]) => h.streamId),
       })
-      const loaded = yield* Effect.forEach(handles, ([name, handle]) => {
-        const version = versions.get(handle.streamId) ?? 0n
-        const read =
-          version === 0n
-            ? Effect.succeed({ events: [], version })
-            : readStream(handle.streamId, context.partnerId)
-        return Effect.flatMap(read, (read) =>
-          read.version === version
-            ? Effect.succeed({
-                name,
-                handle,
-                version,
-                state: fold(
-                  handle.decider,
-                  read.events.map((recorded) => recorded.event),
-                ),
-              })
-            : Effect.die(
-                new InvariantViolation(
-                  `stream ${handle.streamId} read at ${read.version}, locked at ${version}`,
-                ),
-              ),
-        )
-      })
+      const loaded = yield* Effect.forEach(handles, ([name, handle]) =>
+        Effect.map(loadState(handle, context.partnerId, locked.get(handle.streamId)), (stream) => ({
+          name,
+          handle,
+          ...stream,
+        })),
+      )
       const states = Object.fromEntries(
         loaded.map((stream) => [stream.name, stream.state]),
       ) as States<Streams>
@@ -109,12 +131,21 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
           appended[stream.name] = []
           continue
         }
+        const snapshot = handle.snapshot
         const result = yield* appendToStream({
           streamId: handle.streamId,
           expected: expectVersion(stream.version),
           events,
           catalog: handle.catalog,
           context,
+          ...(snapshot === undefined
+            ? {}
+            : {
+                snapshot: {
+                  name: snapshot.name,
+                  state: Schema.encodeSync(snapshot.schema)(after[stream.name]),
+                },
+              }),
         })
         appended[stream.name] = result.recorded
         yield* projection.apply({

@@ -15,15 +15,22 @@ export interface StreamLocks {
 // in different modes can still deadlock; PostgreSQL then aborts one, which is retried like a conflict.
 const LOCK = `
   WITH written AS (
-    SELECT stream_id, version FROM streams
+    SELECT stream_id, version, snapshot, snapshot_version FROM streams
     WHERE partner_id = $1 AND stream_id = ANY($2::text[]) ORDER BY stream_id FOR UPDATE
   ), read AS (
-    SELECT stream_id, version FROM streams
+    SELECT stream_id, version, snapshot, snapshot_version FROM streams
     WHERE partner_id = $1 AND stream_id = ANY($3::text[]) ORDER BY stream_id FOR SHARE
   )
-  SELECT stream_id, version::text AS version FROM written
+  SELECT stream_id, version::text AS version, snapshot, snapshot_version::text AS snapshot_version FROM written
   UNION ALL
-  SELECT stream_id, version::text AS version FROM read`
+  SELECT stream_id, version::text AS version, snapshot, snapshot_version::text AS snapshot_version FROM read`
+
+/** A locked stream: its version, and the snapshot kept beside it (JSON as stored) with the version it is of. */
+export interface LockedStream {
+  readonly version: bigint
+  readonly snapshot: unknown
+  readonly snapshotVersion: bigint | null
+}
 
 /** PostgreSQL's SQLSTATE for a transaction aborted to break a deadlock. */
 const DEADLOCK_DETECTED = "40P01"
@@ -38,14 +45,18 @@ export const isDeadlock = (error: unknown) =>
 /**
  * Locks the existing streams of a unit of work until its transaction ends, FOR UPDATE those it may write and
  * FOR SHARE those it only reads, and returns their versions as of the lock (a stream absent for the partner
- * is left out: there is no row to lock yet, and its creation stays optimistic). A deadlock fails as a
+ * is left out: there is no row to lock yet, and its creation stays optimistic), with their snapshots: the
+ * locking read returns the row as the last writer committed it. A deadlock fails as a
  * StreamVersionConflict, so the unit is retried.
  */
 export const lockStreams = (locks: StreamLocks) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql
-      .unsafe<{ stream_id: string; version: string }>(LOCK, [locks.partnerId, locks.write, locks.read])
+      .unsafe<{ stream_id: string; version: string; snapshot: unknown; snapshot_version: string | null }>(
+        LOCK,
+        [locks.partnerId, locks.write, locks.read],
+      )
       .pipe(
         Effect.catchIf(isDeadlock, () =>
           Effect.fail(
@@ -56,5 +67,14 @@ export const lockStreams = (locks: StreamLocks) =>
           ),
         ),
       )
-    return new Map(rows.map((row) => [row.stream_id, BigInt(row.version)]))
+    return new Map(
+      rows.map((row): [string, LockedStream] => [
+        row.stream_id,
+        {
+          version: BigInt(row.version),
+          snapshot: row.snapshot,
+          snapshotVersion: row.snapshot_version === null ? null : BigInt(row.snapshot_version),
+        },
+      ]),
+    )
   })

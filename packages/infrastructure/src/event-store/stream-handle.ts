@@ -9,6 +9,7 @@ import {
   User,
   WebhookEndpoint,
 } from "@points/domain"
+import type { Schema } from "effect"
 import { type StreamId, streamId } from "./stream-id.js"
 
 /** One aggregate's stream: where it lives, how to decide on it, how its events are stored. */
@@ -21,6 +22,14 @@ export interface StreamHandle<Command, Event, State, Err> {
    * for the unit to finish); absent, the unit may write it (locked FOR UPDATE at load).
    */
   readonly access?: "read"
+  /** How the unit of work keeps the state beside the stream, to load it without folding every event. */
+  readonly snapshot?: StateSnapshot<State>
+}
+
+/** A stream's snapshot format: its name (stored with it; another name is ignored) and its JSON schema. */
+export interface StateSnapshot<State> {
+  readonly name: string
+  readonly schema: Schema.Schema<State, unknown>
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a handle of any aggregate, as a constraint for the unit of work.
@@ -32,13 +41,33 @@ export const readOnly = <H extends AnyStreamHandle>(handle: H): H & { readonly a
   access: "read",
 })
 
+const userSnapshot: StateSnapshot<User.UserState> = {
+  name: User.USER_SNAPSHOT,
+  schema: User.UserStateSnapshot as Schema.Schema<User.UserState, unknown>,
+}
+
+const ledgerSnapshot: StateSnapshot<Ledger.LedgerState> = {
+  name: Ledger.LEDGER_SNAPSHOT,
+  schema: Ledger.LedgerStateSnapshot as Schema.Schema<Ledger.LedgerState, unknown>,
+}
+
 /** A user's stream. */
 export const userStream = (userId: string) =>
-  ({ streamId: streamId("user", userId), decider: User.decider, catalog: User.userEvents }) as const
+  ({
+    streamId: streamId("user", userId),
+    decider: User.decider,
+    catalog: User.userEvents,
+    snapshot: userSnapshot,
+  }) as const
 
 /** A user's points account stream (keyed by the user: one account per user). */
 export const ledgerStream = (userId: string) =>
-  ({ streamId: streamId("ledger", userId), decider: Ledger.decider, catalog: Ledger.ledgerEvents }) as const
+  ({
+    streamId: streamId("ledger", userId),
+    decider: Ledger.decider,
+    catalog: Ledger.ledgerEvents,
+    snapshot: ledgerSnapshot,
+  }) as const
 
 /** An order's stream. */
 export const orderStream = (orderId: string) =>
