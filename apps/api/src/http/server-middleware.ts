@@ -86,16 +86,21 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
         }),
       )
     })
+    // Answers made here, before routing, never pass the pre-response handlers: they get the headers directly.
+    const refused = (error: ApiError) =>
+      Effect.map(errorResponse(error), (response) =>
+        HttpServerResponse.setHeaders(response, { "X-Request-Id": requestId, "Api-Version": API_VERSION }),
+      )
     const handled =
       Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-        ? errorResponse(
+        ? refused(
             new ApiError({
               status: 413,
               errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
             }),
           )
         : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
-          ? errorResponse(
+          ? refused(
               new ApiError({
                 status: 415,
                 errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
