@@ -6,6 +6,7 @@ export interface ApiSettings {
   readonly host: string
   readonly adminToken: Option.Option<Redacted.Redacted>
   readonly tokenTtlSeconds: number
+  readonly tokenCacheSeconds: number
   readonly idempotencyTtlSeconds: number
   readonly idempotencyLeaseSeconds: number
   readonly rateLimitPerSecond: number
@@ -19,6 +20,15 @@ const positiveInt = (name: string, fallback: number, max: number) =>
     Config.validate({
       message: `must be an integer from 1 to ${max}`,
       validation: (n) => n >= 1 && n <= max,
+    }),
+    Config.withDefault(fallback),
+  )
+
+const nonNegativeInt = (name: string, fallback: number, max: number) =>
+  Config.integer(name).pipe(
+    Config.validate({
+      message: `must be an integer from 0 to ${max}`,
+      validation: (n) => n >= 0 && n <= max,
     }),
     Config.withDefault(fallback),
   )
@@ -37,6 +47,7 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
     ),
   ),
   tokenTtlSeconds: positiveInt("TOKEN_TTL_SECONDS", 3600, 86_400 * 30),
+  tokenCacheSeconds: nonNegativeInt("TOKEN_CACHE_SECONDS", 5, 60),
   idempotencyTtlSeconds: positiveInt("IDEMPOTENCY_TTL_SECONDS", 86_400, 86_400 * 7),
   idempotencyLeaseSeconds: positiveInt("IDEMPOTENCY_LEASE_SECONDS", 30, 3600),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100, 1_000_000),

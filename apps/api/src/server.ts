@@ -15,7 +15,7 @@ import { OAuthLive } from "./handlers/oauth.js"
 import { OrdersLive } from "./handlers/orders.js"
 import { PointsLive } from "./handlers/points.js"
 import { UsersLive } from "./handlers/users.js"
-import { AdminAuthenticationLive, AuthenticationLive } from "./http/authentication.js"
+import { AdminAuthenticationLive, AuthenticationLive, BearerTokensLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
@@ -23,6 +23,8 @@ import { serverMiddleware } from "./http/server-middleware.js"
 const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
   Layer.provide(Layer.mergeAll(UsersLive, PointsLive, OrdersLive, OAuthLive, AdminLive, HealthLive)),
   Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
+  // One cache for authentication and for the handlers that revoke tokens.
+  Layer.provide(BearerTokensLive),
 )
 
 /**
