@@ -40,13 +40,74 @@ const expectation = (expected: ExpectedVersion) =>
     Any: () => ["any", null] as const,
   })
 
+/** One stream's append as the statement's parameters (in the order of APPEND), and what recording it needs. */
+export const appendCall = <Event>(request: AppendRequest<Event>, now: DateTime.Utc) => {
+  const { streamId, expected, events, catalog, context } = request
+  const stored = events.map((event) => catalog.encode(event))
+  const eventIds = stored.map(() => uuidV7())
+  const [mode, expectedVersion] = expectation(expected)
+  const params = [
+    streamId,
+    categoryOf(streamId),
+    context.partnerId,
+    mode,
+    expectedVersion,
+    eventIds,
+    stored.map((event) => event.type),
+    stored.map((event) => event.version),
+    stored.map((event) => JSON.stringify(event.data)),
+    context.requestId,
+    context.idempotencyKey,
+    context.causationId,
+    context.correlationId,
+    DateTime.toDate(now),
+    request.snapshot === undefined ? null : JSON.stringify(request.snapshot),
+  ]
+  return { params, eventIds, types: stored.map((event) => event.type) }
+}
+
+/** A row the append function returns: one per event appended, none on a version conflict. */
+export interface AppendedRow {
+  readonly appended_position: string
+  readonly appended_transaction: string
+  readonly appended_version: string
+}
+
+/** The result of one stream's append from the rows the function returned for it; a conflict when none. */
+export const appendResultOf = <Event>(
+  request: AppendRequest<Event>,
+  call: { readonly eventIds: ReadonlyArray<string>; readonly types: ReadonlyArray<string> },
+  rows: ReadonlyArray<AppendedRow>,
+  now: DateTime.Utc,
+): Effect.Effect<AppendResult<Event>, StreamVersionConflict> => {
+  const { streamId, expected, events, context } = request
+  const last = rows.at(-1)
+  if (last === undefined) {
+    return Effect.fail(new StreamVersionConflict({ streamId, expected: expectedLabel(expected) }))
+  }
+  const recorded = rows.map(
+    (row, index): RecordedEvent<Event> => ({
+      globalPosition: BigInt(row.appended_position),
+      transactionId: BigInt(row.appended_transaction),
+      streamId,
+      streamVersion: BigInt(row.appended_version),
+      eventId: call.eventIds[index] ?? "",
+      type: call.types[index] ?? "",
+      event: events[index] as Event,
+      context,
+      occurredAt: now,
+    }),
+  )
+  return Effect.succeed({ nextVersion: BigInt(last.appended_version), recorded })
+}
+
 /**
  * Appends events to a stream if it is at the expected version, with their metadata; fails with
  * StreamVersionConflict otherwise, having written nothing. Appending no events is a no-op.
  */
 export const appendToStream = <Event>(request: AppendRequest<Event>) =>
   Effect.gen(function* () {
-    const { streamId, expected, events, catalog, context } = request
+    const { expected, events } = request
     if (events.length === 0) {
       const version = ExpectedVersion.$match(expected, {
         Exact: ({ version }) => version,
@@ -57,49 +118,9 @@ export const appendToStream = <Event>(request: AppendRequest<Event>) =>
     }
     const sql = yield* SqlClient.SqlClient
     const now = yield* DateTime.now
-    const stored = events.map((event) => catalog.encode(event))
-    const eventIds = stored.map(() => uuidV7())
-    const [mode, expectedVersion] = expectation(expected)
-    const params = [
-      streamId,
-      categoryOf(streamId),
-      context.partnerId,
-      mode,
-      expectedVersion,
-      eventIds,
-      stored.map((event) => event.type),
-      stored.map((event) => event.version),
-      stored.map((event) => JSON.stringify(event.data)),
-      context.requestId,
-      context.idempotencyKey,
-      context.causationId,
-      context.correlationId,
-      DateTime.toDate(now),
-      request.snapshot === undefined ? null : JSON.stringify(request.snapshot),
-    ]
-    const rows = yield* sql.unsafe<{
-      appended_position: string
-      appended_transaction: string
-      appended_version: string
-    }>(APPEND, params)
-    const last = rows.at(-1)
-    if (last === undefined) {
-      return yield* new StreamVersionConflict({ streamId, expected: expectedLabel(expected) })
-    }
-    const recorded = rows.map(
-      (row, index): RecordedEvent<Event> => ({
-        globalPosition: BigInt(row.appended_position),
-        transactionId: BigInt(row.appended_transaction),
-        streamId,
-        streamVersion: BigInt(row.appended_version),
-        eventId: eventIds[index] ?? "",
-        type: stored[index]?.type ?? "",
-        event: events[index] as Event,
-        context,
-        occurredAt: now,
-      }),
-    )
-    return { nextVersion: BigInt(last.appended_version), recorded } satisfies AppendResult<Event>
+    const call = appendCall(request, now)
+    const rows = yield* sql.unsafe<AppendedRow>(APPEND, call.params)
+    return yield* appendResultOf(request, call, rows, now)
   })
 
 const expectedLabel = (expected: ExpectedVersion) =>

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { type Decider, InvariantViolation } from "@points/domain"
 import { Effect, Option, Schema } from "effect"
-import { appendToStream } from "./append-to-stream.js"
+import type { AppendRequest } from "./append-to-stream.js"
+import { appendToStreams } from "./append-to-streams.js"
 import { expectVersion } from "./expected-version.js"
 import { InlineProjection } from "./inline-projection.js"
 import { isDeadlock, type LockedStream, lockStreams } from "./lock-streams.js"
@@ -122,37 +123,46 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
       const decision = yield* decide(states)
       const after: Record<string, unknown> = {}
       const appended: Record<string, ReadonlyArray<RecordedEvent>> = {}
+      const writes: Array<{ readonly name: string; readonly request: AppendRequest<unknown> }> = []
       for (const stream of loaded) {
         const handle = stream.handle
         const events: ReadonlyArray<unknown> = decision[stream.name] ?? []
         after[stream.name] = events.reduce(handle.decider.evolve, stream.state)
+        appended[stream.name] = []
         if (events.length === 0) {
           if (stream.version === 0n) yield* stillAbsent(handle.streamId, context.partnerId)
-          appended[stream.name] = []
           continue
         }
         const snapshot = handle.snapshot
-        const result = yield* appendToStream({
-          streamId: handle.streamId,
-          expected: expectVersion(stream.version),
-          events,
-          catalog: handle.catalog,
-          context,
-          ...(snapshot === undefined
-            ? {}
-            : {
-                snapshot: {
-                  name: snapshot.name,
-                  state: Schema.encodeSync(snapshot.schema)(after[stream.name]),
-                },
-              }),
+        writes.push({
+          name: stream.name,
+          request: {
+            streamId: handle.streamId,
+            expected: expectVersion(stream.version),
+            events,
+            catalog: handle.catalog,
+            context,
+            ...(snapshot === undefined
+              ? {}
+              : {
+                  snapshot: {
+                    name: snapshot.name,
+                    state: Schema.encodeSync(snapshot.schema)(after[stream.name]),
+                  },
+                }),
+          },
         })
-        appended[stream.name] = result.recorded
+      }
+      // Every stream's events in one round trip (the streams stay locked until commit), then the read models.
+      const results = writes.length === 0 ? [] : yield* appendToStreams(writes.map((write) => write.request))
+      for (const [index, write] of writes.entries()) {
+        const recorded = results[index]?.recorded ?? []
+        appended[write.name] = recorded
         yield* projection.apply({
-          streamId: handle.streamId,
+          streamId: write.request.streamId,
           partnerId: context.partnerId,
-          events: result.recorded,
-          state: after[stream.name],
+          events: recorded,
+          state: after[write.name],
         })
       }
       return { states: after, appended } as unknown as Outcome<Streams>

@@ -1,4 +1,5 @@
 export * from "./append-to-stream.js"
+export * from "./append-to-streams.js"
 export * from "./decide-and-append.js"
 export * from "./expected-version.js"
 export * from "./inline-projection.js"
