@@ -26,7 +26,8 @@ export const settleClaim = (
 ) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const lost = new ClaimLost({ partnerId: claim.partnerId, key: claim.key })
+    // Made only when needed: an error captures a stack trace, and most settlements succeed.
+    const lost = () => new ClaimLost({ partnerId: claim.partnerId, key: claim.key })
     // A claim made in this transaction holds the row since: its state and time need no second read.
     const row =
       held === undefined
@@ -37,7 +38,7 @@ export const settleClaim = (
             [claim.partnerId, claim.key, claim.claimToken],
           ))[0]
         : { db_now: DateTime.toDate(held.now) }
-    if (row === undefined) return yield* lost
+    if (row === undefined) return yield* lost()
     const state = held === undefined ? stateOfRow(row as KeyRow) : held.state
     // A release after the claim was settled (the caller could not tell whether its commit went through) is
     // a no-op: only a claim still running can be given back.
@@ -57,6 +58,6 @@ export const settleClaim = (
        RETURNING 1`,
       [claim.partnerId, claim.key, ...stateValues(next), claim.claimToken, row.db_now],
     )
-    if (written.length !== 1) return yield* lost
+    if (written.length !== 1) return yield* lost()
     return { state: next, changed: true }
   })
