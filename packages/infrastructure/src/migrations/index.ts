@@ -7,7 +7,7 @@ import rateLimits from "./0005_rate_limits.js"
 import appendFunction from "./0006_append_function.js"
 import accessTokens from "./0007_access_tokens.js"
 import webhooks from "./0008_webhooks.js"
-import streamSnapshots from "./0011_stream_snapshots.js"
+import writePath from "./0011_write_path.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -19,5 +19,5 @@ export const migrations = Migrator.fromRecord({
   "0006_append_function": appendFunction,
   "0007_access_tokens": accessTokens,
   "0008_webhooks": webhooks,
-  "0011_stream_snapshots": streamSnapshots,
+  "0011_write_path": writePath,
 })
