@@ -30,8 +30,16 @@ export interface AppendResult<Event> {
 // one round trip, atomic without a transaction of its own, and a concurrent writer at the same expected
 // version finds the row changed (it waits on the row lock, re-checks the version, and bumps nothing), so
 // exactly one of them inserts.
-const APPEND =
-  "SELECT * FROM append_to_stream($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)"
+/**
+ * The call of the append function with its parameters numbered from `first`: 14 of them, or 15 with a
+ * snapshot (the overload of migration 0011, which also stores it; without one the plain function is called,
+ * one PL/pgSQL frame fewer).
+ */
+export const appendFunctionCall = (first: number, withSnapshot: boolean) => {
+  const params = Array.from({ length: withSnapshot ? 15 : 14 }, (_, i) => `$${first + i}`)
+  if (withSnapshot) params[14] = `${params[14]}::jsonb`
+  return `append_to_stream(${params.join(", ")})`
+}
 
 const expectation = (expected: ExpectedVersion) =>
   ExpectedVersion.$match(expected, {
@@ -40,7 +48,7 @@ const expectation = (expected: ExpectedVersion) =>
     Any: () => ["any", null] as const,
   })
 
-/** One stream's append as the statement's parameters (in the order of APPEND), and what recording it needs. */
+/** One stream's append as the call's parameters (see appendFunctionCall), and what recording it needs. */
 export const appendCall = <Event>(request: AppendRequest<Event>, now: DateTime.Utc) => {
   const { streamId, expected, events, catalog, context } = request
   const stored = events.map((event) => catalog.encode(event))
@@ -61,7 +69,7 @@ export const appendCall = <Event>(request: AppendRequest<Event>, now: DateTime.U
     context.causationId,
     context.correlationId,
     DateTime.toDate(now),
-    request.snapshot === undefined ? null : JSON.stringify(request.snapshot),
+    ...(request.snapshot === undefined ? [] : [JSON.stringify(request.snapshot)]),
   ]
   return { params, eventIds, types: stored.map((event) => event.type) }
 }
@@ -119,7 +127,10 @@ export const appendToStream = <Event>(request: AppendRequest<Event>) =>
     const sql = yield* SqlClient.SqlClient
     const now = yield* DateTime.now
     const call = appendCall(request, now)
-    const rows = yield* sql.unsafe<AppendedRow>(APPEND, call.params)
+    const rows = yield* sql.unsafe<AppendedRow>(
+      `SELECT * FROM ${appendFunctionCall(1, request.snapshot !== undefined)}`,
+      call.params,
+    )
     return yield* appendResultOf(request, call, rows, now)
   })
 

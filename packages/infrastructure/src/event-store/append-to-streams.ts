@@ -5,20 +5,22 @@ import {
   type AppendRequest,
   type AppendResult,
   appendCall,
+  appendFunctionCall,
   appendResultOf,
 } from "./append-to-stream.js"
 import type { StreamVersionConflict } from "./stream-version-conflict.js"
 
-const PARAMS_PER_APPEND = 15
-
-// One call of the append function per stream, in one statement: `SELECT n, f(...) UNION ALL ...`.
-const statementFor = (count: number) =>
-  Array.from({ length: count }, (_, n) => {
-    const base = n * PARAMS_PER_APPEND
-    const params = Array.from({ length: PARAMS_PER_APPEND }, (_, i) => `$${base + i + 1}`)
-    params[PARAMS_PER_APPEND - 1] = `${params[PARAMS_PER_APPEND - 1]}::jsonb`
-    return `SELECT ${n} AS call, * FROM append_to_stream(${params.join(", ")})`
-  }).join(" UNION ALL ")
+// One call of the append function per stream, in one statement: `SELECT n, * FROM f(...) UNION ALL ...`.
+const statementFor = (calls: ReadonlyArray<{ readonly params: ReadonlyArray<unknown> }>) => {
+  let first = 1
+  return calls
+    .map((call, n) => {
+      const text = `SELECT ${n} AS call, * FROM ${appendFunctionCall(first, call.params.length === 15)}`
+      first += call.params.length
+      return text
+    })
+    .join(" UNION ALL ")
+}
 
 /**
  * Appends to several streams in one round trip, each at its expected version as `appendToStream` does. When
@@ -31,7 +33,7 @@ export const appendToStreams = <Event>(requests: ReadonlyArray<AppendRequest<Eve
     const now = yield* DateTime.now
     const calls = requests.map((request) => appendCall(request, now))
     const rows = yield* sql.unsafe<AppendedRow & { readonly call: number }>(
-      statementFor(requests.length),
+      statementFor(calls),
       calls.flatMap((call) => call.params),
     )
     return yield* Effect.forEach(
