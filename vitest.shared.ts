@@ -6,5 +6,6 @@ export const sharedConfig = defineConfig({
   // and setting it replaces vite's defaults, which are re-added here.
   ssr: { resolve: { conditions: ["@points/source", "module", "node", "development|production"] } },
   resolve: { conditions: ["@points/source"] },
-  test: { include: ["test/**/*.test.ts", "*.test.ts"], testTimeout: 30_000 },
+  // Logs of passing tests (access-log lines, consumers) are noise; a failing test still shows its own.
+  test: { include: ["test/**/*.test.ts", "*.test.ts"], testTimeout: 30_000, silent: "passed-only" },
 })

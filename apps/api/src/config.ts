@@ -13,6 +13,8 @@ export interface ApiSettings {
   readonly rateLimitBurst: number
   readonly tlsCertFile: Option.Option<string>
   readonly tlsKeyFile: Option.Option<string>
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: accept private, loopback and plain-http webhook targets (local development). */
+  readonly webhookAllowPrivateTargets: boolean
 }
 
 const positiveInt = (name: string, fallback: number, max: number) =>
@@ -54,6 +56,7 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200, 1_000_000),
   tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
   tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
+  webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
 }).pipe(
   Config.validate({
     message: "TLS_CERT_FILE and TLS_KEY_FILE must be set together",

@@ -1,27 +1,35 @@
 import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
 import { PointsApi } from "@points/http-api"
-import {
-  activateUsersHandler,
-  InlineProjectionLive,
-  LogListener,
-  LogNotifier,
-  runConsumer,
-  USER_ACTIVATION_CONSUMER,
-} from "@points/infrastructure"
+import { activateUsersHandler, runConsumer, USER_ACTIVATION_CONSUMER } from "@points/infrastructure"
 import { Effect, Layer } from "effect"
 import { AdminLive } from "./handlers/admin.js"
+import { EventsLive } from "./handlers/events.js"
 import { HealthLive } from "./handlers/health.js"
 import { OAuthLive } from "./handlers/oauth.js"
 import { OrdersLive } from "./handlers/orders.js"
 import { PointsLive } from "./handlers/points.js"
 import { UsersLive } from "./handlers/users.js"
+import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
+import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
 import { AdminAuthenticationLive, AuthenticationLive, BearerTokensLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
 /** Every handler of the contract, with their authentication. */
 const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
-  Layer.provide(Layer.mergeAll(UsersLive, PointsLive, OrdersLive, OAuthLive, AdminLive, HealthLive)),
+  Layer.provide(
+    Layer.mergeAll(
+      UsersLive,
+      PointsLive,
+      OrdersLive,
+      WebhookDeliveriesLive,
+      WebhookEndpointsLive,
+      EventsLive,
+      OAuthLive,
+      AdminLive,
+      HealthLive,
+    ),
+  ),
   Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
   // One cache for authentication and for the handlers that revoke tokens.
   Layer.provide(BearerTokensLive),
@@ -50,6 +58,3 @@ export const UserActivationLive = Layer.scopedDiscard(
     }),
   ),
 )
-
-/** What the API needs beside the database and settings: read models, the log notifier and listener. */
-export const WriteSideLive = Layer.mergeAll(InlineProjectionLive, LogNotifier.layer, LogListener.layer)

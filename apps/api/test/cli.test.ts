@@ -154,6 +154,31 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
     )
 
     it.effect(
+      "rebuilds the read models from the log, reports events per second, and refuses a bad batch size",
+      () =>
+        Effect.gen(function* () {
+          const partner = jsonOf(yield* admin("partners", "create", "--name", "Rebuilt Ltd", "--json"))
+          const before = jsonOf(yield* admin("partners", "show", partner.id, "--json"))
+          const rebuilt = jsonOf(yield* admin("projections", "rebuild", "--batch-size", "2", "--json"))
+          expect(rebuilt.events).toBeGreaterThanOrEqual(1)
+          expect(rebuilt.rows.partners).toBeGreaterThanOrEqual(1)
+          expect(rebuilt.eventsPerSecond).toBeGreaterThan(0)
+          // The rebuilt row is the one inline projection wrote.
+          expect(jsonOf(yield* admin("partners", "show", partner.id, "--json"))).toEqual(before)
+
+          const human = yield* admin("projections", "rebuild")
+          expect(human.code).toBe(0)
+          expect(human.stdout).toMatch(/^Read models rebuilt\n {2}events +\d+\n/)
+          expect(human.stdout).toMatch(/events_per_second +\d+/)
+
+          const refused = yield* admin("projections", "rebuild", "--batch-size", "0")
+          expect(refused.code).not.toBe(0)
+          expect(refused.stderr).toContain("batch-size")
+        }),
+      180_000,
+    )
+
+    it.effect(
       "refuses to start a second embedded server on a data directory in use, and says what to do instead",
       () =>
         Effect.gen(function* () {

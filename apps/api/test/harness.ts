@@ -1,10 +1,11 @@
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { testDatabase } from "@points/infrastructure/testing"
+import { WriteSideLive } from "@points/infrastructure"
+import { eventually, testDatabase } from "@points/infrastructure/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { type ApiSettings, Settings } from "../src/config.js"
-import { HttpAppLive, UserActivationLive, WriteSideLive } from "../src/server.js"
+import { HttpAppLive, UserActivationLive } from "../src/server.js"
 
 /** The admin token of every test server. */
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
@@ -72,21 +73,7 @@ export const newPartner = (name = "Acme") =>
     }
   })
 
-/** Polls until `check` holds, at most `seconds`: waits on a real condition, never a fixed sleep. */
-export const eventually = <A, R>(
-  probe: Effect.Effect<A, never, R>,
-  check: (value: A) => boolean,
-  seconds = 10,
-) =>
-  Effect.gen(function* () {
-    const deadline = Date.now() + seconds * 1000
-    for (;;) {
-      const value = yield* probe
-      if (check(value)) return value
-      if (Date.now() > deadline) return yield* Effect.dieMessage("condition not reached in time")
-      yield* Effect.sleep("20 millis")
-    }
-  })
+export { eventually }
 
 /** A registered user of the partner, already activated by the consumer. */
 export const activeUser = (token: string, partnerUserId = `p-${Math.random().toString(36).slice(2)}`) =>

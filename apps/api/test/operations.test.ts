@@ -1,20 +1,20 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { type AddressInfo, connect, createServer as createNetServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it, layer } from "@effect/vitest"
-import { databaseAt } from "@points/infrastructure"
+import { databaseAt, WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "../src/config.js"
-import { HttpAppLive, WriteSideLive } from "../src/server.js"
+import { HttpAppLive } from "../src/server.js"
 import { ADMIN_TOKEN, call, eventually, metricValue, newPartner } from "./harness.js"
+import { apiProcess, freePort, waitForOutput } from "./processes.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // Configuration
@@ -55,8 +55,6 @@ it.effect("validates the configuration at start, with a message naming each bad 
 // ---------------------------------------------------------------------------------------------------------
 // The real process: HTTPS, JSON logs, graceful shutdown
 
-const apiDirectory = fileURLToPath(new URL("..", import.meta.url))
-
 /** A temporary directory holding a self-signed certificate for 127.0.0.1 and localhost, removed after. */
 const selfSignedCertificate = Effect.acquireRelease(
   Effect.sync(() => {
@@ -79,70 +77,6 @@ const selfSignedCertificate = Effect.acquireRelease(
   }),
   ({ directory }) => Effect.sync(() => rmSync(directory, { recursive: true, force: true })),
 )
-
-const freePort = Effect.promise(
-  () =>
-    new Promise<number>((resolve, reject) => {
-      const probe = createNetServer()
-      probe.once("error", reject)
-      probe.listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as AddressInfo
-        probe.close(() => resolve(port))
-      })
-    }),
-)
-
-interface ApiProcess {
-  readonly child: ChildProcess
-  readonly stdout: () => string
-  readonly stderr: () => string
-  readonly exit: Promise<number | string | null>
-}
-
-/** `npm start`'s command as a child process; killed (SIGKILL) when the scope closes if still running. */
-const apiProcess = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.sync((): ApiProcess => {
-      const child = spawn(
-        process.execPath,
-        ["--conditions=@points/source", "--import", "tsx", "src/main.ts"],
-        {
-          cwd: apiDirectory,
-          // Only what it needs: nothing of the test runner's environment leaks into it.
-          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), ...env },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
-      )
-      let stdout = ""
-      let stderr = ""
-      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-        stdout += chunk
-      })
-      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk
-      })
-      const exit = new Promise<number | string | null>((resolve) =>
-        child.once("exit", (code, signal) => resolve(code ?? signal)),
-      )
-      return { child, stdout: () => stdout, stderr: () => stderr, exit }
-    }),
-    ({ child }) =>
-      Effect.sync(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-      }),
-  )
-
-/** Waits (at most `seconds`) for the process to print `text`; fails with its output if it exits first. */
-const waitForOutput = (api: ApiProcess, text: string, seconds: number) =>
-  eventually(
-    Effect.sync(() => ({ found: api.stdout().includes(text), gone: api.child.exitCode !== null })),
-    (state) => state.found || state.gone,
-    seconds,
-  ).pipe(
-    Effect.flatMap((state) =>
-      state.found ? Effect.void : Effect.dieMessage(`the API exited: ${api.stdout()}\n${api.stderr()}`),
-    ),
-  )
 
 interface HttpsReply {
   readonly status: number
@@ -357,7 +291,7 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
         })
         expect(access.filter((line) => line.annotations.route === "/admin/api/partners")).toHaveLength(2)
         const messages = lines.map((line) => line.message)
-        expect(messages).toContain("stopping: accepting nothing new, finishing in-flight requests")
+        expect(messages).toContain("stopping: accepting nothing new, finishing in-flight work")
         expect(messages).toContain("stopped")
         for (const output of [api.stdout(), api.stderr()]) {
           for (const secretValue of [ADMIN_TOKEN, secret, token]) expect(output).not.toContain(secretValue)

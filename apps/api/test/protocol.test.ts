@@ -173,13 +173,26 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         { user_id: userId, reference_id: "r", items: [{ sku: "A", quantity: 0, points: 1 }] },
         { user_id: userId, reference_id: "r", items: [{ sku: "A", quantity: 1000, points: 1_000_000_000 }] },
         { name: "x".repeat(201) },
+        { url: "https://127.0.0.1/hook" },
+        { url: `https://hooks.example.com/${"x".repeat(2048)}` },
+        { url: "https://hooks.example.com/a", event_types: ["user.updated"] },
+        { url: "https://hooks.example.com/a", event_types: [null] },
+        { url: "https://hooks.example.com/a", description: "nul\u0000byte" },
+        { url: "https://hooks.example.com/a", enabled: "yes" },
+        { url: "javascript:alert(1)" },
       ]
+      const endpoint = yield* call("POST", "/api/webhooks/endpoints", {
+        token,
+        json: { url: "https://hooks.example.com/protocol" },
+      })
       const routes: ReadonlyArray<readonly [string, string, Record<string, string>]> = [
         ["POST", "/api/users", {}],
         ["PATCH", `/api/users/${userId}`, {}],
         ["POST", "/api/points/add", {}],
         ["POST", "/api/points/subtract", {}],
         ["POST", "/api/orders", { "idempotency-key": "hostile" }],
+        ["POST", "/api/webhooks/endpoints", {}],
+        ["PATCH", `/api/webhooks/endpoints/${endpoint.body.id}`, {}],
       ]
       for (const [method, path, headers] of routes) {
         for (const [index, body] of hostile.entries()) {
@@ -200,6 +213,9 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }
       const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
       expect(account.status).toBe(404)
+      // Only the endpoint made above exists, unchanged by every hostile PATCH.
+      const endpoints = yield* call("GET", "/api/webhooks/endpoints", { token })
+      expect(endpoints.body.data).toEqual([endpoint.body].map(({ secret: _secret, ...rest }) => rest))
     }),
   )
 })

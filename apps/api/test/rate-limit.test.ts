@@ -2,10 +2,11 @@ import { createServer } from "node:http"
 import type { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
+import { WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "../src/config.js"
-import { HttpAppLive, WriteSideLive } from "../src/server.js"
+import { HttpAppLive } from "../src/server.js"
 import { ADMIN_TOKEN, baseUrl, callAt, metricValue, type Reply } from "./harness.js"
 
 /** The base URLs of two API servers (as two processes would be) over one database. */

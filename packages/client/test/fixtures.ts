@@ -27,6 +27,7 @@ export const transactionBody = (id: string, referenceId: string, amount = 100) =
   description: null,
   order_id: null,
   created_at: at,
+  version: 1,
 })
 
 /** An order. */

@@ -1,11 +1,14 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ErrorAt } from "./api-error.js"
 import { AdminGroup } from "./groups/admin.js"
+import { EventsGroup } from "./groups/events.js"
 import { HealthGroup } from "./groups/health.js"
 import { OAuthGroup } from "./groups/oauth.js"
 import { OrdersGroup } from "./groups/orders.js"
 import { PointsGroup } from "./groups/points.js"
 import { UsersGroup } from "./groups/users.js"
+import { WebhookDeliveriesGroup } from "./groups/webhook-deliveries.js"
+import { WebhookEndpointsGroup } from "./groups/webhook-endpoints.js"
 
 /** The value of the `Api-Version` header on every response. */
 export const API_VERSION = "2025-01-01"
@@ -19,6 +22,9 @@ export class PointsApi extends HttpApi.make("points")
   .add(UsersGroup)
   .add(PointsGroup)
   .add(OrdersGroup)
+  .add(WebhookDeliveriesGroup)
+  .add(WebhookEndpointsGroup)
+  .add(EventsGroup)
   .add(AdminGroup)
   .add(HealthGroup)
   .addError(ErrorAt[400])

@@ -6,7 +6,7 @@ import { ApiError, ErrorAt, PointsApi } from "../src/index.js"
 const spec = OpenApi.fromApi(PointsApi)
 
 describe("The HTTP contract", () => {
-  it("describes every path of DESIGN.md section 3 (except webhooks, issue 5) in OpenAPI 3.1", () => {
+  it("describes every path of DESIGN.md section 3 in OpenAPI 3.1", () => {
     expect(spec.openapi).toBe("3.1.0")
     expect(Object.keys(spec.paths).sort()).toEqual(
       [
@@ -27,6 +27,13 @@ describe("The HTTP contract", () => {
         "/api/users",
         "/api/users/{user_id}",
         "/api/users/{user_id}/points-account",
+        "/api/events",
+        "/api/events/{event_id}",
+        "/api/webhooks/endpoints",
+        "/api/webhooks/endpoints/{endpoint_id}",
+        "/api/webhooks/endpoints/{endpoint_id}/deliveries",
+        "/api/webhooks/endpoints/{endpoint_id}/replay",
+        "/api/webhooks/endpoints/{endpoint_id}/rotate-secret",
         "/health/live",
         "/health/ready",
         "/metrics",
@@ -40,6 +47,31 @@ describe("The HTTP contract", () => {
       ["201", "400", "401", "404", "409", "413", "415", "422", "429", "500", "503"].sort(),
     )
     expect(JSON.stringify(addPoints?.responses?.["409"])).toContain("ErrorBody")
+  })
+
+  it("documents the events and webhook endpoint operations with their statuses", () => {
+    const statuses = (path: string, method: "get" | "post" | "patch" | "delete") =>
+      Object.keys(spec.paths[path]?.[method]?.responses ?? {}).sort()
+    // Every route may answer these (the API declares them once for all).
+    const common = ["400", "401", "404", "413", "415", "429", "500", "503"]
+    expect(statuses("/api/events", "get")).toEqual(["200", ...common].sort())
+    expect(statuses("/api/events/{event_id}", "get")).toEqual(["200", ...common].sort())
+    const endpoints = "/api/webhooks/endpoints"
+    const one = `${endpoints}/{endpoint_id}`
+    expect(statuses(endpoints, "post")).toEqual(["201", "409", "422", ...common].sort())
+    expect(statuses(endpoints, "get")).toEqual(["200", ...common].sort())
+    expect(statuses(one, "get")).toEqual(["200", ...common].sort())
+    expect(statuses(one, "patch")).toEqual(["200", ...common].sort())
+    expect(statuses(one, "delete")).toEqual(["200", ...common].sort())
+    expect(statuses(`${one}/rotate-secret`, "post")).toEqual(["200", "409", "422", ...common].sort())
+    const created = JSON.stringify(spec.paths[endpoints]?.post?.responses?.["201"])
+    expect(created).toContain('"secret"')
+    expect(JSON.stringify(spec.paths[one]?.get?.responses?.["200"])).not.toContain('"secret"')
+    expect(JSON.stringify(spec.paths["/api/events"]?.get?.responses?.["200"])).toContain("PublicEvent")
+    const event = JSON.stringify(spec.components.schemas.OrderEvent)
+    for (const field of ['"timestamp"', '"data"', '"order.status_changed"', "#/components/schemas/Order"]) {
+      expect(event).toContain(field)
+    }
   })
 
   it("encodes an ApiError as exactly the published body, and decodes it back with its status", () => {

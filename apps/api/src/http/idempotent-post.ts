@@ -22,7 +22,7 @@ import { currentRequestId } from "./request-context.js"
 export interface IdempotentPost<A, I, E, R> {
   /** Create order requires the header (IK1003 without it); other POSTs accept it. */
   readonly required: boolean
-  readonly successStatus: 200 | 201
+  readonly successStatus: 200 | 201 | 202
   readonly resource: Schema.Schema<A, I>
   /** The business effect; its domain refusals are answered (and recorded), any other failure frees the key. */
   readonly run: (context: RequestContext) => Effect.Effect<A, E, R>

@@ -9,6 +9,7 @@ export * from "./commands.js"
 export type { OrderError } from "./decide.js"
 export * from "./events.js"
 export * from "./items.js"
+export * from "./sandbox-fulfilment.js"
 export * from "./state.js"
 export { decide, evolve }
 

@@ -49,6 +49,8 @@ export const TransactionResource = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   order_id: Schema.NullOr(Schema.String),
   created_at: IsoTimestamp,
+  /** Always 1: a transaction never changes; present so that every resource a webhook carries has a version. */
+  version: Schema.Int,
 }).pipe(Schema.annotations({ identifier: "Transaction" }))
 export type TransactionResource = typeof TransactionResource.Type
 
@@ -99,6 +101,42 @@ export const WebhookEndpointResource = Schema.Struct({
 }).pipe(Schema.annotations({ identifier: "WebhookEndpoint" }))
 export type WebhookEndpointResource = typeof WebhookEndpointResource.Type
 
+/** A webhook endpoint with its signing secret (`whsec_…`): the answer of create and rotate-secret only. */
+export const WebhookEndpointWithSecretResource = Schema.Struct({
+  ...WebhookEndpointResource.fields,
+  secret: Schema.String,
+}).pipe(Schema.annotations({ identifier: "WebhookEndpointWithSecret" }))
+export type WebhookEndpointWithSecretResource = typeof WebhookEndpointWithSecretResource.Type
+
+const publicEventOfTypes = <
+  const Types extends readonly [WebhookEndpoint.PublicEventType, ...Array<WebhookEndpoint.PublicEventType>],
+  A,
+  I,
+  R,
+>(
+  types: Types,
+  data: Schema.Schema<A, I, R>,
+  identifier: string,
+) =>
+  Schema.Struct({
+    id: Schema.String,
+    type: Schema.Literal(...types),
+    timestamp: IsoTimestamp,
+    data,
+  }).pipe(Schema.annotations({ identifier }))
+
+/**
+ * A public event, as `/api/events` lists it and webhooks carry it: `id` (also the `webhook-id` header),
+ * `type`, `timestamp` (when it happened) and `data`, the resource as its GET returned it right after the
+ * change, with its `version`. One member per resource a type carries.
+ */
+export const PublicEventResource = Schema.Union(
+  publicEventOfTypes(["user.created", "user.activated", "user.closed"], UserResource, "UserEvent"),
+  publicEventOfTypes(["points.added", "points.subtracted"], TransactionResource, "PointsEvent"),
+  publicEventOfTypes(["order.created", "order.status_changed"], OrderResource, "OrderEvent"),
+).pipe(Schema.annotations({ identifier: "PublicEvent" }))
+export type PublicEventResource = typeof PublicEventResource.Type
+
 /** A partner, as the admin API returns it. */
 export const PartnerResource = Schema.Struct({
   id: Schema.String,
@@ -126,3 +164,4 @@ export interface Page<A> {
   readonly data: ReadonlyArray<A>
   readonly next_cursor: string | null
 }
+export * from "./webhook-delivery.js"

@@ -9,6 +9,7 @@ export * from "./commands.js"
 export type { WebhookEndpointError } from "./decide.js"
 export * from "./event-types.js"
 export * from "./events.js"
+export * from "./public-event-subject.js"
 export * from "./state.js"
 export * from "./url.js"
 export { decide, evolve }

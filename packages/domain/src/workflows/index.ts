@@ -1,5 +1,6 @@
 export * from "./cancel-order.js"
 export * from "./close-user.js"
 export * from "./fail-order.js"
+export * from "./finish-sandbox-fulfilment.js"
 export * from "./place-order.js"
 export type { EndOrderEvents, EndOrderState } from "./refund-ended-order.js"

@@ -123,7 +123,11 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
       const decision = yield* decide(states)
       const after: Record<string, unknown> = {}
       const appended: Record<string, ReadonlyArray<RecordedEvent>> = {}
-      const writes: Array<{ readonly name: string; readonly request: AppendRequest<unknown> }> = []
+      const writes: Array<{
+        readonly name: string
+        readonly stateBefore: unknown
+        readonly request: AppendRequest<unknown>
+      }> = []
       for (const stream of loaded) {
         const handle = stream.handle
         const events: ReadonlyArray<unknown> = decision[stream.name] ?? []
@@ -136,6 +140,7 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
         const snapshot = handle.snapshot
         writes.push({
           name: stream.name,
+          stateBefore: stream.state,
           request: {
             streamId: handle.streamId,
             expected: expectVersion(stream.version),
@@ -161,6 +166,7 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
         yield* projection.apply({
           streamId: write.request.streamId,
           partnerId: context.partnerId,
+          stateBefore: write.stateBefore,
           events: recorded,
           state: after[write.name],
         })

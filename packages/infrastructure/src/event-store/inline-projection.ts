@@ -1,10 +1,12 @@
 import { Context, Effect, Layer } from "effect"
 import type { RecordedEvent } from "./recorded-event.js"
 
-/** What one stream became in a unit of work: its events as recorded, and its state after them. */
+/** What one stream became in a unit of work: its state before, its events as recorded, its state after them. */
 export interface StreamChange {
   readonly streamId: string
   readonly partnerId: string
+  /** The state the decision was made on; folding `events` onto it gives `state` (and every state between). */
+  readonly stateBefore: unknown
   readonly events: ReadonlyArray<RecordedEvent>
   readonly state: unknown
 }

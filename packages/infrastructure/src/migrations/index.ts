@@ -7,6 +7,8 @@ import rateLimits from "./0005_rate_limits.js"
 import appendFunction from "./0006_append_function.js"
 import accessTokens from "./0007_access_tokens.js"
 import webhooks from "./0008_webhooks.js"
+import fulfilment from "./0009_fulfilment.js"
+import webhookDeliveries from "./0010_webhook_deliveries.js"
 import writePath from "./0011_write_path.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
@@ -19,5 +21,7 @@ export const migrations = Migrator.fromRecord({
   "0006_append_function": appendFunction,
   "0007_access_tokens": accessTokens,
   "0008_webhooks": webhooks,
+  "0009_fulfilment": fulfilment,
+  "0010_webhook_deliveries": webhookDeliveries,
   "0011_write_path": writePath,
 })

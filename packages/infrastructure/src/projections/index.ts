@@ -11,6 +11,7 @@ export {
 export * from "./orders.js"
 export * from "./partners.js"
 export * from "./points-accounts.js"
+export * from "./public-events.js"
 export * from "./read-model-tables.js"
 export * from "./rebuild-read-models.js"
 export * from "./resources.js"

@@ -7,6 +7,7 @@ import { credentialRowOf, upsertCredentials } from "./credentials.js"
 import { orderRowOf, upsertOrders } from "./orders.js"
 import { partnerRowOf, upsertPartners } from "./partners.js"
 import { pointsAccountRowOf, pointsAccountsUpsert, upsertPointsAccounts } from "./points-accounts.js"
+import { writeWithPublicEvents } from "./public-event-rows.js"
 import { insertTransactions, insertTransactionsAfter, isMovement, transactionRowOf } from "./transactions.js"
 import { linkPointsAccount, upsertUsers, userRowOf } from "./users.js"
 import { deleteWebhookEndpoint, upsertWebhookEndpoints, webhookEndpointRowOf } from "./webhook-endpoints.js"
@@ -47,18 +48,27 @@ const projectWebhookEndpoint = (change: StreamChange) => {
 }
 
 /**
- * Writes the read models of one changed stream, chosen by the stream's category. Reference reservations
- * (and any category without a read model) write nothing.
+ * Writes the read models of one changed stream, chosen by the stream's category, and for users, points
+ * accounts and orders the public events its events announce. Reference reservations (and any category
+ * without a read model) write nothing.
  */
 export const projectStreamChange = (change: StreamChange) => {
   const category: string = categoryOf(change.streamId as StreamId)
   switch (category) {
     case "user":
-      return writeRow(userRowOf(change.partnerId, change.state as User.UserState), upsertUsers)
+      return writeWithPublicEvents(
+        "user",
+        change,
+        writeRow(userRowOf(change.partnerId, change.state as User.UserState), upsertUsers),
+      )
     case "ledger":
-      return projectLedger(change)
+      return writeWithPublicEvents("ledger", change, projectLedger(change))
     case "order":
-      return writeRow(orderRowOf(change.partnerId, change.state as Order.OrderState), upsertOrders)
+      return writeWithPublicEvents(
+        "order",
+        change,
+        writeRow(orderRowOf(change.partnerId, change.state as Order.OrderState), upsertOrders),
+      )
     case "webhook":
       return projectWebhookEndpoint(change)
     case "credential":
@@ -74,8 +84,8 @@ export const projectStreamChange = (change: StreamChange) => {
 }
 
 /**
- * The read models the API serves, written inside the unit of work that appends the events: a GET right after
- * a POST sees its outcome. A second add, subtract or order with a partner's reference id fails the unit with
+ * The read models the API serves, and the public events, written inside the unit of work that appends the
+ * events: a GET right after a POST sees its outcome, and every announced change has its public event. A second add, subtract or order with a partner's reference id fails the unit with
  * DuplicateReferenceId (LE0006), from the database's unique indexes.
  */
 export const InlineProjectionLive: Layer.Layer<InlineProjection, never, SqlClient.SqlClient> = Layer.effect(

@@ -75,8 +75,9 @@ const toWhere = (filters: ReadonlyArray<Filter>) => {
 }
 
 /**
- * Reads one page of a table by keyset on its uuid key (UUID v7, so creation order): the rows after the
- * cursor's key that pass every filter, at most `limit`, and the cursor of the next page when there is more.
+ * Reads one page of a table by keyset on its uuid key (UUID v7, so creation order; newest first when
+ * `descending`): the rows after the cursor's key that pass every filter, at most `limit`, and the cursor of
+ * the next page when there is more.
  * One row beyond the page is read to know that, so the last page never points to an empty one. `columns`
  * must select `key` as it is: ORDER BY would otherwise sort by an alias of that name.
  */
@@ -88,17 +89,20 @@ export const selectPage = <Row, A>(options: {
   readonly request: PageRequest
   readonly keyOf: (row: Row) => string
   readonly toResource: (row: Row) => A
+  readonly descending?: boolean
 }) =>
   Effect.gen(function* () {
     const limit = yield* pageLimit(options.request.limit)
     const after = options.request.cursor === undefined ? null : yield* decodeCursor(options.request.cursor)
-    const filters = after === null ? options.filters : [...options.filters, keyAfter(options.key, after)]
+    const descending = options.descending === true
+    const filters =
+      after === null ? options.filters : [...options.filters, keyAfter(options.key, after, descending)]
     const { where, values } = toWhere(filters)
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.unsafe<Row & object>(
       `SELECT ${options.columns} FROM ${options.table}
        WHERE ${where}
-       ORDER BY ${options.key} LIMIT ${limit + 1}`,
+       ORDER BY ${options.key}${descending ? " DESC" : ""} LIMIT ${limit + 1}`,
       values,
     )
     const page = rows.slice(0, limit)
@@ -109,7 +113,7 @@ export const selectPage = <Row, A>(options: {
     } satisfies Page<A>
   })
 
-const keyAfter = (key: string, after: string): Filter => ({
-  sql: (placeholder) => `${key} > ${placeholder}::uuid`,
+const keyAfter = (key: string, after: string, descending: boolean): Filter => ({
+  sql: (placeholder) => `${key} ${descending ? "<" : ">"} ${placeholder}::uuid`,
   value: after,
 })

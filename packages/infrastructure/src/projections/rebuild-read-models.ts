@@ -49,6 +49,9 @@ export interface RebuildResult {
 /** How many events a rebuild reads, and rows it writes, per statement unless told otherwise. */
 export const DEFAULT_REBUILD_BATCH_SIZE = 5_000
 
+/** The largest batch a rebuild accepts (one statement's rows). */
+export const MAX_REBUILD_BATCH_SIZE = MAX_ROWS_PER_STATEMENT
+
 // The aggregates with read models; a stream of any other category (reference reservations) is only counted.
 const deciders: Readonly<Record<string, Decider<unknown, unknown, unknown, unknown>>> = {
   user: User.decider,
@@ -142,6 +145,18 @@ const foldRows = (
     return folded
   })
 
+/** How far a rebuild has read: reported after every batch, for a progress bar. */
+export interface RebuildProgress {
+  readonly read: number
+  readonly total: number
+}
+
+/** How a rebuild runs: its batch size, and who hears of its progress (nobody unless told). */
+export interface RebuildOptions {
+  readonly batchSize?: number
+  readonly onProgress?: (progress: RebuildProgress) => Effect.Effect<void>
+}
+
 /**
  * Rebuilds every read model from the event log, in one transaction: keeps writers out of the log, truncates
  * the read-model tables, reads the whole log in commit order in batches, folds each stream through its
@@ -150,11 +165,11 @@ const foldRows = (
  * end exactly as inline projection left them. Readers of the read models wait for it (TRUNCATE locks the
  * tables) and then see the new ones, never a half-built one; writers wait for it too.
  */
-export const rebuildReadModels = (options: { readonly batchSize?: number } = {}) =>
+export const rebuildReadModels = (options: RebuildOptions = {}) =>
   Effect.gen(function* () {
     const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH_SIZE
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_ROWS_PER_STATEMENT) {
-      return yield* Effect.dieMessage(`batchSize must be an integer from 1 to ${MAX_ROWS_PER_STATEMENT}`)
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_REBUILD_BATCH_SIZE) {
+      return yield* Effect.dieMessage(`batchSize must be an integer from 1 to ${MAX_REBUILD_BATCH_SIZE}`)
     }
     const sql = yield* SqlClient.SqlClient
     const started = performance.now()
@@ -186,6 +201,7 @@ export const rebuildReadModels = (options: { readonly batchSize?: number } = {})
           read += rows.length
           if (read < total) reading = yield* readAfter(checkpointAfter(last))
           foldedEvents += yield* foldRows(rows, streams, transactions)
+          if (options.onProgress !== undefined) yield* options.onProgress({ read, total })
           if (transactions.length >= batchSize) {
             if (writing !== null) yield* Fiber.join(writing)
             writing = yield* Effect.fork(inBatches(transactions, batchSize, insertTransactions))

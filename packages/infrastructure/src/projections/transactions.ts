@@ -137,6 +137,8 @@ const toResource = (row: TransactionDatabaseRow): TransactionResource => ({
   description: row.description,
   order_id: row.order_id,
   created_at: isoFromDatabase(row.created_at),
+  // Transactions are immutable: every one is at its first and only version.
+  version: 1,
 })
 
 /** A partner's transaction; LE0002 when the partner has none with this id. */

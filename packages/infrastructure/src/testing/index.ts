@@ -1,1 +1,2 @@
+export { eventually } from "./eventually.js"
 export { TEST_SERVER_URL_VARIABLE, testDatabase } from "./test-database.js"

@@ -185,6 +185,7 @@ layer(projectionDatabase())("inline read models", (it) => {
           description: "welcome bonus",
           order_id: null,
           created_at: at(0),
+          version: 1,
         })
         const page = yield* findTransactions(partnerId, { user_id: userId })
         expect(page.next_cursor).toBeNull()

@@ -1,0 +1,44 @@
+import { readFileSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Option } from "effect"
+import { Settings } from "./config.js"
+import { HttpAppLive, UserActivationLive } from "./server.js"
+
+/** The HTTP(S) server on PORT/HOST: HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set. */
+const ServerLive = Layer.unwrapEffect(
+  Effect.map(Settings, (settings) => {
+    const tls = Option.zipWith(settings.tlsCertFile, settings.tlsKeyFile, (cert, key) => ({
+      cert: readFileSync(cert),
+      key: readFileSync(key),
+    }))
+    const create = Option.match(tls, {
+      onNone: () => () => createHttpServer(),
+      onSome: (options) => () => createHttpsServer(options),
+    })
+    const scheme = Option.isSome(tls) ? "https" : "http"
+    // One line saying where it listens: operators (and the process tests) wait for it.
+    const listening = Layer.effectDiscard(
+      Effect.flatMap(HttpServer.HttpServer, (server) =>
+        server.address._tag === "TcpAddress"
+          ? Effect.logInfo(`listening on ${scheme}://${server.address.hostname}:${server.address.port}`)
+          : Effect.logInfo(`listening on ${server.address.path}`),
+      ),
+    )
+    return Layer.provideMerge(
+      listening,
+      NodeHttpServer.layer(create, { port: settings.port, host: settings.host }),
+    )
+  }),
+)
+
+/**
+ * The API as a service: the HTTP(S) server with every endpoint, and the user activation consumer. Needs the
+ * database and the write side (WriteSideLive), so that a process running more than the API shares them.
+ */
+export const ApiServiceLive = Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
+  Layer.provide(ServerLive),
+  Layer.provide(Settings.layer),
+)

@@ -1,0 +1,94 @@
+import { Command, Options } from "@effect/cli"
+import {
+  DEFAULT_REBUILD_BATCH_SIZE,
+  MAX_REBUILD_BATCH_SIZE,
+  type RebuildProgress,
+  type RebuildResult,
+  rebuildReadModels,
+} from "@points/infrastructure"
+import { SingleBar } from "cli-progress"
+import { Effect, Option, Schema } from "effect"
+import { checked, json } from "./options.js"
+import { type OutputMode, printFields, printTable } from "./output.js"
+import { runAdmin } from "./run-admin.js"
+
+const batchSize = Options.integer("batch-size").pipe(
+  Options.withDescription(
+    `Events read, and rows written, per statement (1 to ${MAX_REBUILD_BATCH_SIZE}; default ${DEFAULT_REBUILD_BATCH_SIZE}).`,
+  ),
+  Options.optional,
+)
+
+const BatchSize = Schema.Int.pipe(Schema.between(1, MAX_REBUILD_BATCH_SIZE))
+
+// A bad size is refused (GH1006 naming the option) before the database is opened.
+const rebuildOptions = (size: Option.Option<number>) =>
+  Option.match(size, {
+    onNone: () => Effect.succeed({}),
+    onSome: (value) => Effect.map(checked(BatchSize, "batch-size")(value), (valid) => ({ batchSize: valid })),
+  })
+
+// The bar goes to stderr, so stdout keeps only the result (and `--json` stays parseable); cli-progress draws
+// nothing when stderr is not a terminal, where only the final figures matter.
+const withProgressBar = <A, E, R>(
+  mode: OutputMode,
+  run: (onProgress: (progress: RebuildProgress) => Effect.Effect<void>) => Effect.Effect<A, E, R>,
+) =>
+  mode.json
+    ? run(() => Effect.void)
+    : Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const bar = new SingleBar({
+            stream: process.stderr,
+            format: "rebuilding [{bar}] {percentage}% | {value}/{total} events | {eta_formatted} left",
+            hideCursor: true,
+          })
+          bar.start(0, 0)
+          return bar
+        }),
+        (bar) =>
+          run(({ read, total }) =>
+            Effect.sync(() => {
+              bar.setTotal(total)
+              bar.update(read)
+            }),
+          ),
+        (bar) => Effect.sync(() => bar.stop()),
+      )
+
+const printRebuild = (result: RebuildResult) =>
+  Effect.zipRight(
+    printFields("Read models rebuilt", [
+      ["events", result.events],
+      ["folded_events", result.foldedEvents],
+      ["streams", result.streams],
+      ["seconds", result.seconds.toFixed(2)],
+      ["events_per_second", result.eventsPerSecond],
+    ]),
+    printTable(
+      ["TABLE", "ROWS"],
+      Object.entries(result.rows).map(([table, rows]) => [table, rows]),
+      "No read models.",
+    ),
+  )
+
+/** `projections rebuild [--batch-size n]`. */
+const rebuild = Command.make("rebuild", { batchSize, json }, ({ batchSize, json }) =>
+  runAdmin(
+    { json },
+    Effect.flatMap(rebuildOptions(batchSize), (options) =>
+      withProgressBar({ json }, (onProgress) => rebuildReadModels({ ...options, onProgress })),
+    ),
+    printRebuild,
+  ),
+).pipe(
+  Command.withDescription(
+    "Rebuild every read model from the event log in one transaction (writers wait meanwhile); prints events per second at the end.",
+  ),
+)
+
+/** `projections …`: maintenance of the read models. */
+export const projectionsCommand = Command.make("projections").pipe(
+  Command.withDescription("Read models projected from the event log."),
+  Command.withSubcommands([rebuild]),
+)

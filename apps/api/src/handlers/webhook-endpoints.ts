@@ -1,0 +1,69 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { WebhookEndpointWithSecretResource } from "@points/domain"
+import { PointsApi } from "@points/http-api"
+import {
+  createWebhookEndpoint,
+  getWebhookEndpointResource,
+  listWebhookEndpointResources,
+  removeWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+} from "@points/infrastructure"
+import { Effect } from "effect"
+import { Settings } from "../config.js"
+import { forPartner } from "../http/answer.js"
+import { idempotentPost } from "../http/idempotent-post.js"
+import { writeOptions } from "../http/write-options.js"
+
+// Whether private and loopback targets are accepted is the platform's setting, handed to the domain's rule.
+const targetPolicy = Effect.map(Settings, (settings) => ({
+  allowPrivateTargets: settings.webhookAllowPrivateTargets,
+}))
+
+/** A partner's webhook endpoints. */
+export const WebhookEndpointsLive = HttpApiBuilder.group(PointsApi, "webhookEndpoints", (handlers) =>
+  handlers
+    .handle(
+      "createWebhookEndpoint",
+      ({ payload }) =>
+        Effect.flatMap(targetPolicy, (policy) =>
+          idempotentPost({
+            required: false,
+            successStatus: 201,
+            resource: WebhookEndpointWithSecretResource,
+            run: (context) => createWebhookEndpoint(context, payload, policy),
+          }),
+        ),
+      writeOptions,
+    )
+    .handle("listWebhookEndpoints", ({ urlParams }) =>
+      forPartner((context) => listWebhookEndpointResources(context, urlParams)),
+    )
+    .handle("getWebhookEndpoint", ({ path }) =>
+      forPartner((context) => getWebhookEndpointResource(context, path.endpoint_id)),
+    )
+    .handle(
+      "updateWebhookEndpoint",
+      ({ path, payload }) =>
+        Effect.flatMap(targetPolicy, (policy) =>
+          forPartner((context) => updateWebhookEndpoint(context, path.endpoint_id, payload, policy)),
+        ),
+      writeOptions,
+    )
+    .handle(
+      "deleteWebhookEndpoint",
+      ({ path }) => forPartner((context) => removeWebhookEndpoint(context, path.endpoint_id)),
+      writeOptions,
+    )
+    .handle(
+      "rotateWebhookEndpointSecret",
+      ({ path }) =>
+        idempotentPost({
+          required: false,
+          successStatus: 200,
+          resource: WebhookEndpointWithSecretResource,
+          run: (context) => rotateWebhookEndpointSecret(context, path.endpoint_id),
+        }),
+      writeOptions,
+    ),
+)

@@ -1,0 +1,192 @@
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import { testDatabase } from "@points/infrastructure/testing"
+import { Effect, Redacted } from "effect"
+import { Webhook } from "standardwebhooks"
+import { ADMIN_TOKEN, callAt, eventually } from "./harness.js"
+import { type ApiProcess, apiProcess, freePort, waitForOutput } from "./processes.js"
+
+/** One delivery as the receiver got it. */
+interface Received {
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+/** A webhook receiver on 127.0.0.1 that answers 200 to everything and keeps what it got. */
+const receiver = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly received: Array<Received>; close: () => void }>((resume) => {
+    const received: Array<Received> = []
+    const server = createServer((request, response) => {
+      let body = ""
+      request.setEncoding("utf8").on("data", (chunk: string) => {
+        body += chunk
+      })
+      request.on("end", () => {
+        received.push({ headers: request.headers, body })
+        response.writeHead(200).end()
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      resume(Effect.succeed({ url: `http://127.0.0.1:${port}/hooks`, received, close: () => server.close() }))
+    })
+  }),
+  (hooks) => Effect.sync(() => hooks.close()),
+)
+
+const databaseUrl = Effect.map(PgClient.PgClient, (client) => {
+  const url = client.config.url
+  if (url === undefined) throw new Error("the test database has no URL")
+  return Redacted.value(url)
+})
+
+const EVERY_TYPE_EXPECTED = [
+  "order.created",
+  "order.created",
+  "order.status_changed",
+  "order.status_changed",
+  "order.status_changed",
+  "order.status_changed",
+  "points.added",
+  "points.subtracted",
+  "user.activated",
+  "user.closed",
+  "user.created",
+]
+
+layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServices: true })(
+  "The platform process (npm start: API and projections in one process)",
+  (it) => {
+    it.effect(
+      "fulfils orders and delivers every event type, signed, to a receiver, also across a SIGKILL and a restart",
+      () =>
+        Effect.gen(function* () {
+          const hooks = yield* receiver
+          const port = yield* freePort
+          const base = `http://127.0.0.1:${port}`
+          const env = {
+            DATABASE_URL: yield* databaseUrl,
+            HOST: "127.0.0.1",
+            PORT: String(port),
+            ADMIN_TOKEN,
+            FULFILMENT_DELAY_MS: "300",
+            WEBHOOK_RETRY_SCHEDULE: "0,1,1,1",
+            WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+          }
+          const start = Effect.gen(function* () {
+            const platform = yield* apiProcess(env, "src/platform.ts")
+            yield* waitForOutput(platform, `listening on ${base}`, 60)
+            return platform
+          })
+          const kill = (platform: ApiProcess) =>
+            Effect.promise(() => {
+              platform.child.kill("SIGKILL")
+              return platform.exit
+            })
+
+          const first = yield* start
+          const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+          const partner = yield* callAt(base, "POST", "/admin/api/partners", {
+            json: { name: "Platform Ltd" },
+            headers: admin,
+          })
+          const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
+            json: {},
+            headers: admin,
+          })
+          const issued = yield* callAt(base, "POST", "/api/oauth/token", {
+            json: { client_id: credential.body.client_id, client_secret: credential.body.client_secret },
+          })
+          const token: string = issued.body.access_token
+          const endpoint = yield* callAt(base, "POST", "/api/webhooks/endpoints", {
+            token,
+            json: { url: hooks.url, description: "every type" },
+          })
+          expect(endpoint.status).toBe(201)
+          const webhook = new Webhook(endpoint.body.secret)
+
+          const user = yield* callAt(base, "POST", "/api/users", {
+            token,
+            json: { partner_user_id: "platform-1", email: "one@example.com" },
+          })
+          yield* eventually(
+            callAt(base, "GET", `/api/users/${user.body.id}`, { token }),
+            (reply) => reply.body.status === "active",
+            30,
+          )
+          const added = yield* callAt(base, "POST", "/api/points/add", {
+            token,
+            json: { transaction: { user_id: user.body.id, amount: 1000, reference_id: "platform-add" } },
+          })
+          expect(added.status).toBe(201)
+          const place = (reference: string, sku: string) =>
+            callAt(base, "POST", "/api/orders", {
+              token,
+              headers: { "idempotency-key": reference },
+              json: {
+                user_id: user.body.id,
+                reference_id: reference,
+                items: [{ sku, quantity: 2, points: 100 }],
+              },
+            })
+          const shipped = yield* place("platform-order-1", "MUG")
+          const failing = yield* place("platform-order-2", "FAIL-OUT-OF-STOCK")
+          expect([shipped.status, failing.status]).toEqual([201, 201])
+
+          // Killed with work in flight (orders pending, deliveries due); a new process finishes all of it.
+          yield* kill(first)
+          yield* start
+
+          const final = (orderId: string) =>
+            eventually(
+              callAt(base, "GET", `/api/orders/${orderId}`, { token }),
+              (reply) => reply.body.status === "completed" || reply.body.status === "failed",
+              60,
+            )
+          expect((yield* final(shipped.body.id)).body.status).toBe("completed")
+          const failed = (yield* final(failing.body.id)).body
+          expect(failed.status).toBe("failed")
+          expect(failed.status_history.map((change: { status: string }) => change.status)).toEqual([
+            "pending",
+            "processing",
+            "failed",
+          ])
+          const account = yield* callAt(base, "GET", `/api/users/${user.body.id}/points-account`, { token })
+          expect(account.body.balance).toBe(1000 - 200)
+          const subtracted = yield* callAt(base, "POST", "/api/points/subtract", {
+            token,
+            json: { transaction: { user_id: user.body.id, amount: 50, reference_id: "platform-subtract" } },
+          })
+          expect(subtracted.body.balance_after).toBe(750)
+          expect((yield* callAt(base, "DELETE", `/api/users/${user.body.id}`, { token })).body.status).toBe(
+            "closed",
+          )
+
+          // Every public event reached the receiver (at least once), signed with the endpoint's secret.
+          const events = yield* callAt(base, "GET", "/api/events?limit=100", { token })
+          const eventIds: Array<string> = events.body.data.map((event: { id: string }) => event.id)
+          expect(events.body.data.map((event: { type: string }) => event.type).sort()).toEqual(
+            EVERY_TYPE_EXPECTED,
+          )
+          const delivered = yield* eventually(
+            Effect.sync(() => new Set(hooks.received.map((delivery) => delivery.headers["webhook-id"]))),
+            (ids) => eventIds.every((id) => ids.has(id)),
+            60,
+          )
+          expect([...delivered].sort()).toEqual([...eventIds].sort())
+          for (const delivery of hooks.received) {
+            const payload = webhook.verify(delivery.body, {
+              "webhook-id": String(delivery.headers["webhook-id"]),
+              "webhook-timestamp": String(delivery.headers["webhook-timestamp"]),
+              "webhook-signature": String(delivery.headers["webhook-signature"]),
+            }) as { id: string; type: string; data: { version: number } }
+            expect(payload.id).toBe(delivery.headers["webhook-id"])
+            expect(events.body.data.find((event: { id: string }) => event.id === payload.id)).toEqual(payload)
+          }
+        }).pipe(Effect.scoped),
+      240_000,
+    )
+  },
+)

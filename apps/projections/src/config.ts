@@ -1,0 +1,35 @@
+import { DEFAULT_FULFILMENT_DELAY, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "@points/infrastructure"
+import { Config, ConfigError, Duration, Either } from "effect"
+
+/** The projections' settings (DESIGN.md section 8), read from the environment and validated at start. */
+export interface ProjectionSettings {
+  /** FULFILMENT_DELAY_MS: how long a sandbox order stays pending, then processing. */
+  readonly fulfilmentDelay: Duration.Duration
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before each delivery attempt, the first 0. */
+  readonly webhookRetrySchedule: ReadonlyArray<number>
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: deliver to private and loopback addresses too (local development). */
+  readonly webhookAllowPrivateTargets: boolean
+}
+
+const ONE_DAY_MS = 86_400_000
+
+/** Reads and validates every setting of the projections; a bad value fails start naming the variable. */
+export const projectionSettings: Config.Config<ProjectionSettings> = Config.all({
+  fulfilmentDelay: Config.integer("FULFILMENT_DELAY_MS").pipe(
+    Config.validate({
+      message: `must be an integer from 0 to ${ONE_DAY_MS} (milliseconds)`,
+      validation: (ms) => ms >= 0 && ms <= ONE_DAY_MS,
+    }),
+    Config.map(Duration.millis),
+    Config.withDefault(DEFAULT_FULFILMENT_DELAY),
+  ),
+  webhookRetrySchedule: Config.string("WEBHOOK_RETRY_SCHEDULE").pipe(
+    Config.mapOrFail((text) =>
+      Either.mapLeft(parseRetrySchedule(text), (problem) =>
+        ConfigError.InvalidData(["WEBHOOK_RETRY_SCHEDULE"], problem),
+      ),
+    ),
+    Config.withDefault(DEFAULT_RETRY_SCHEDULE),
+  ),
+  webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+})

@@ -1,0 +1,29 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { PageOf, PublicEventResource, WebhookEndpoint } from "@points/domain"
+import { Schema } from "effect"
+import { ErrorAt } from "../api-error.js"
+import { PageQuery, PathId } from "../query.js"
+import { Authentication } from "../security.js"
+
+/** The public events webhooks carry, to read back and audit. */
+export class EventsGroup extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.get("listEvents", "/api/events")
+      .setUrlParams(
+        Schema.Struct({
+          type: Schema.optional(WebhookEndpoint.PublicEventType),
+          /** ISO-8601 timestamp with a zone: only events that happened at or after it. */
+          since: Schema.optional(Schema.String),
+          ...PageQuery,
+        }),
+      )
+      .addSuccess(PageOf(PublicEventResource))
+      .addError(ErrorAt[400]),
+  )
+  .add(
+    HttpApiEndpoint.get("getEvent", "/api/events/:event_id")
+      .setPath(Schema.Struct({ event_id: PathId }))
+      .addSuccess(PublicEventResource)
+      .addError(ErrorAt[404]),
+  )
+  .middleware(Authentication) {}

@@ -1,0 +1,41 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { PageOf, ReplayResultResource, WebhookDeliveryResource } from "@points/domain"
+import { Schema } from "effect"
+import { ErrorAt } from "../api-error.js"
+import { PageQuery, PathId, reportAllErrors } from "../query.js"
+import { Authentication } from "../security.js"
+
+/**
+ * Body of Replay: the events to send again to the endpoint, keeping their ids. Either `event_ids` (exactly
+ * those), or `since` and/or `until` (ISO-8601, the events that occurred in `[since, until)` of the types the
+ * endpoint subscribes to).
+ */
+export const ReplayBody = Schema.Struct({
+  since: Schema.optional(Schema.String),
+  until: Schema.optional(Schema.String),
+  event_ids: Schema.optional(Schema.Array(Schema.String)),
+}).pipe(Schema.annotations({ identifier: "ReplayWebhookEvents", ...reportAllErrors }))
+
+const endpointPath = Schema.Struct({ endpoint_id: PathId })
+
+/** What became of the webhooks sent to an endpoint, and sending them again. */
+export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries")
+  .add(
+    HttpApiEndpoint.get("listDeliveries", "/api/webhooks/endpoints/:endpoint_id/deliveries")
+      .setPath(endpointPath)
+      .setUrlParams(Schema.Struct(PageQuery))
+      .addSuccess(PageOf(WebhookDeliveryResource))
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.post("replay", "/api/webhooks/endpoints/:endpoint_id/replay")
+      .setPath(endpointPath)
+      .setPayload(ReplayBody)
+      .addSuccess(ReplayResultResource, { status: 202 })
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409])
+      .addError(ErrorAt[422]),
+  )
+  .middleware(Authentication) {}

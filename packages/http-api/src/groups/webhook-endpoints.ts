@@ -1,0 +1,78 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import {
+  Description,
+  PageOf,
+  WebhookEndpoint,
+  WebhookEndpointResource,
+  WebhookEndpointWithSecretResource,
+} from "@points/domain"
+import { Schema } from "effect"
+import { ErrorAt } from "../api-error.js"
+import { PageQuery, PathId, reportAllErrors } from "../query.js"
+import { Authentication } from "../security.js"
+
+const EventTypes = Schema.Array(WebhookEndpoint.PublicEventType)
+
+/** Body of Create webhook endpoint; `event_types` empty or absent subscribes to every type. */
+export const CreateWebhookEndpointBody = Schema.Struct({
+  url: WebhookEndpoint.WebhookUrl,
+  event_types: Schema.optional(EventTypes),
+  description: Schema.optional(Schema.NullOr(Description)),
+  enabled: Schema.optional(Schema.Boolean),
+}).pipe(Schema.annotations({ identifier: "CreateWebhookEndpoint", ...reportAllErrors }))
+
+/** Body of Update webhook endpoint: only the fields to change; a null `description` clears it. */
+export const UpdateWebhookEndpointBody = Schema.Struct({
+  url: Schema.optional(WebhookEndpoint.WebhookUrl),
+  event_types: Schema.optional(EventTypes),
+  description: Schema.optional(Schema.NullOr(Description)),
+  enabled: Schema.optional(Schema.Boolean),
+}).pipe(Schema.annotations({ identifier: "UpdateWebhookEndpoint", ...reportAllErrors }))
+
+const endpointPath = Schema.Struct({ endpoint_id: PathId })
+
+/** A partner's webhook endpoints; the signing secret is answered by create and rotate-secret only. */
+export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
+  .add(
+    HttpApiEndpoint.post("createWebhookEndpoint", "/api/webhooks/endpoints")
+      .setPayload(CreateWebhookEndpointBody)
+      .addSuccess(WebhookEndpointWithSecretResource, { status: 201 })
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[409])
+      .addError(ErrorAt[422]),
+  )
+  .add(
+    HttpApiEndpoint.get("listWebhookEndpoints", "/api/webhooks/endpoints")
+      .setUrlParams(Schema.Struct(PageQuery))
+      .addSuccess(PageOf(WebhookEndpointResource))
+      .addError(ErrorAt[400]),
+  )
+  .add(
+    HttpApiEndpoint.get("getWebhookEndpoint", "/api/webhooks/endpoints/:endpoint_id")
+      .setPath(endpointPath)
+      .addSuccess(WebhookEndpointResource)
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.patch("updateWebhookEndpoint", "/api/webhooks/endpoints/:endpoint_id")
+      .setPath(endpointPath)
+      .setPayload(UpdateWebhookEndpointBody)
+      .addSuccess(WebhookEndpointResource)
+      .addError(ErrorAt[400])
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.del("deleteWebhookEndpoint", "/api/webhooks/endpoints/:endpoint_id")
+      .setPath(endpointPath)
+      .addSuccess(WebhookEndpointResource)
+      .addError(ErrorAt[404]),
+  )
+  .add(
+    HttpApiEndpoint.post("rotateWebhookEndpointSecret", "/api/webhooks/endpoints/:endpoint_id/rotate-secret")
+      .setPath(endpointPath)
+      .addSuccess(WebhookEndpointWithSecretResource)
+      .addError(ErrorAt[404])
+      .addError(ErrorAt[409])
+      .addError(ErrorAt[422]),
+  )
+  .middleware(Authentication) {}

@@ -1,0 +1,7 @@
+export * from "./advance-job.js"
+export * from "./fulfilment-job.js"
+export * from "./lock-next-job.js"
+export * from "./order-fulfilment.js"
+export * from "./record-fulfilment-jobs.js"
+export * from "./run-fulfilment-worker.js"
+export * from "./store-job-stage.js"

@@ -1,0 +1,3 @@
+export * from "./log-level.js"
+export * from "./run-service.js"
+export * from "./write-side.js"

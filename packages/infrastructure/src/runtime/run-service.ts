@@ -1,0 +1,50 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Config, Effect, Layer, Logger } from "effect"
+import { logLevelSetting } from "./log-level.js"
+
+/** A long-running process: what it is called in its logs, the settings it reads, and what it runs. */
+export interface ServiceDefinition<E> {
+  /** How the logs name it ("the API", "the projections"). */
+  readonly name: string
+  /** Every setting the service reads, checked before anything starts, so one line lists every bad value. */
+  readonly settings: Config.Config<unknown>
+  /** The service itself: built at start, released in reverse order at stop. */
+  readonly layer: Layer.Layer<never, E>
+}
+
+/**
+ * The program of a service process: settings checked first, then the layer built and kept until SIGTERM or
+ * SIGINT interrupt it (servers stop accepting and finish in-flight work, consumers stop, the pool and the
+ * embedded database close, as layers release in reverse); JSON log lines throughout, at LOG_LEVEL.
+ */
+export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
+  Effect.gen(function* () {
+    const [level] = yield* Config.all([logLevelSetting, service.settings])
+    return yield* Effect.scoped(
+      Effect.zipRight(
+        Layer.build(service.layer),
+        Effect.never.pipe(
+          Effect.onInterrupt(() =>
+            Effect.logInfo("stopping: accepting nothing new, finishing in-flight work"),
+          ),
+        ),
+      ),
+    ).pipe(
+      Effect.onInterrupt(() => Effect.logInfo("stopped")),
+      Logger.withMinimumLogLevel(level),
+    )
+  }).pipe(
+    // A failure to start (a bad setting, the database out of reach) is one JSON line naming its cause.
+    Effect.tapErrorCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : Effect.logError(`${service.name} could not start`, cause),
+    ),
+    // Provided around everything, layers included: a logger provided to a layer with Layer.provide does not
+    // reach the fibers that layer's dependents start, and nothing would print.
+    Effect.provide(Logger.json),
+  )
+
+/** Runs a service as the process's main program (see serviceProgram); the exit code follows its end. */
+export const runService = <E>(service: ServiceDefinition<E>): void =>
+  NodeRuntime.runMain(serviceProgram(service), { disablePrettyLogger: true, disableErrorReporting: true })

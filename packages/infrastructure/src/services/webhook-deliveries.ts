@@ -1,0 +1,108 @@
+import { InvalidParams, ResourceNotFound } from "@points/domain"
+import { Effect } from "effect"
+import { isUuid, type PageRequest } from "../projections/keyset-page.js"
+import { getWebhookEndpoint } from "../projections/webhook-endpoints.js"
+import { selectDeliveriesPage } from "../webhooks/deliveries-page.js"
+import {
+  scheduleFirstAttempts,
+  selectEventsBetween,
+  selectPartnerEvents,
+} from "../webhooks/schedule-replay.js"
+import type { RequestContext } from "./request-context.js"
+
+/** The most events one replay request may select: a larger range is refused, to be split by the caller. */
+export const MAX_REPLAY_EVENTS = 10_000
+
+/** The most ids one replay request may name. */
+export const MAX_REPLAY_IDS = 1000
+
+/** What a replay selects: events by id, or those that occurred in `[since, until)`. */
+export interface ReplayRequest {
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+  readonly event_ids?: ReadonlyArray<string> | undefined
+}
+
+// A timestamp with its time zone; the date parser alone would take "2025" or a local time.
+const isoShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+
+const timestampOf = (field: string, text: string | undefined): Effect.Effect<Date | null, InvalidParams> => {
+  if (text === undefined) return Effect.succeed(null)
+  const at = isoShape.test(text) ? new Date(text) : null
+  return at !== null && !Number.isNaN(at.getTime())
+    ? Effect.succeed(at)
+    : Effect.fail(
+        new InvalidParams({
+          field,
+          problem: "must be an ISO-8601 timestamp with a time zone (2025-01-31T12:00:00Z)",
+        }),
+      )
+}
+
+/** The deliveries of one of the partner's endpoints, newest first; LE0002 for an endpoint it does not have. */
+export const listWebhookDeliveries = (context: RequestContext, endpointId: string, request: PageRequest) =>
+  Effect.gen(function* () {
+    yield* getWebhookEndpoint(context.partnerId, endpointId)
+    return yield* selectDeliveriesPage(context.partnerId, endpointId, request)
+  }).pipe(Effect.withSpan("webhooks.deliveries"))
+
+/**
+ * Replays public events to one of the partner's endpoints: a new first attempt of each, keeping the event's
+ * id. `event_ids` selects exactly those (any that is not the partner's event: LE0002, nothing replayed);
+ * `since` / `until` select the events that occurred in `[since, until)` and that the endpoint subscribes to.
+ * GH1006 for a bad or empty selection, or one of more than MAX_REPLAY_EVENTS events.
+ */
+export const replayWebhookDeliveries = (
+  context: RequestContext,
+  endpointId: string,
+  request: ReplayRequest,
+) =>
+  Effect.gen(function* () {
+    const { partnerId } = context
+    const endpoint = yield* getWebhookEndpoint(partnerId, endpointId)
+    const byIds = request.event_ids !== undefined
+    if (byIds && (request.since !== undefined || request.until !== undefined)) {
+      return yield* new InvalidParams({
+        field: "event_ids",
+        problem: "cannot be combined with since or until",
+      })
+    }
+    let eventIds: ReadonlyArray<string>
+    if (byIds) {
+      const ids = [...new Set(request.event_ids)]
+      if (ids.length === 0 || ids.length > MAX_REPLAY_IDS) {
+        return yield* new InvalidParams({
+          field: "event_ids",
+          problem: `must name 1 to ${MAX_REPLAY_IDS} events`,
+        })
+      }
+      const known = yield* selectPartnerEvents(partnerId, ids.filter(isUuid))
+      const unknown = ids.find((id) => !known.has(id))
+      if (unknown !== undefined) return yield* new ResourceNotFound({ resource: "event", id: unknown })
+      eventIds = ids
+    } else {
+      if (request.since === undefined && request.until === undefined) {
+        return yield* new InvalidParams({ field: "", problem: "give since, until or event_ids" })
+      }
+      const since = yield* timestampOf("since", request.since)
+      const until = yield* timestampOf("until", request.until)
+      if (since !== null && until !== null && since.getTime() > until.getTime()) {
+        return yield* new InvalidParams({ field: "until", problem: "must not be before since" })
+      }
+      eventIds = yield* selectEventsBetween({
+        partnerId,
+        since,
+        until,
+        types: endpoint.event_types,
+        limit: MAX_REPLAY_EVENTS + 1,
+      })
+      if (eventIds.length > MAX_REPLAY_EVENTS) {
+        return yield* new InvalidParams({
+          field: "since",
+          problem: `selects more than ${MAX_REPLAY_EVENTS} events; replay a shorter range at a time`,
+        })
+      }
+    }
+    if (eventIds.length > 0) yield* scheduleFirstAttempts(partnerId, endpointId, eventIds)
+    return { replayed: eventIds.length }
+  }).pipe(Effect.withSpan("webhooks.replay"))

@@ -1,0 +1,184 @@
+import {
+  isUuidV7,
+  ResourceNotFound,
+  SigningSecretId,
+  WebhookEndpoint,
+  WebhookEndpointId,
+  type WebhookEndpointResource,
+  type WebhookEndpointWithSecretResource,
+} from "@points/domain"
+import { Effect } from "effect"
+import { v7 as uuidV7 } from "uuid"
+import { webhookStream } from "../event-store/stream-handle.js"
+import {
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  webhookEndpointRowOf,
+} from "../projections/webhook-endpoints.js"
+import { DEFAULT_SECRET_GRACE_SECONDS } from "./partners.js"
+import { appendContextOf, type RequestContext } from "./request-context.js"
+import { runUnitOfWork } from "./run-unit-of-work.js"
+import { newSigningSecret, storeSigningSecret } from "./signing-secrets.js"
+import { writeThenRead } from "./write-then-read.js"
+
+/** The platform's setting for endpoint targets (WEBHOOK_ALLOW_PRIVATE_TARGETS): private and loopback allowed. */
+export interface EndpointTargetPolicy {
+  readonly allowPrivateTargets: boolean
+}
+
+/** What Create endpoint takes, as the contract decoded it. */
+export interface CreateEndpointInput {
+  readonly url: WebhookEndpoint.WebhookUrl
+  readonly event_types?: ReadonlyArray<WebhookEndpoint.PublicEventType> | undefined
+  readonly description?: string | null | undefined
+  readonly enabled?: boolean | undefined
+}
+
+/** What Update endpoint takes: only the fields to change; a null description clears it. */
+export interface UpdateEndpointInput {
+  readonly url?: WebhookEndpoint.WebhookUrl | undefined
+  readonly event_types?: ReadonlyArray<WebhookEndpoint.PublicEventType> | undefined
+  readonly description?: string | null | undefined
+  readonly enabled?: boolean | undefined
+}
+
+// Every endpoint id the platform issues is a UUID v7; anything else names no endpoint.
+const endpointIdOf = (id: string) =>
+  isUuidV7(id)
+    ? Effect.succeed(WebhookEndpointId.make(id))
+    : Effect.fail(new ResourceNotFound({ resource: "webhook endpoint", id }))
+
+const onEndpoint = (context: RequestContext, command: WebhookEndpoint.WebhookEndpointCommand) =>
+  runUnitOfWork(
+    { endpoint: webhookStream(command.endpointId) },
+    (s) => Effect.map(WebhookEndpoint.decide(command, s.endpoint), (endpoint) => ({ endpoint })),
+    appendContextOf(context),
+  )
+
+// The secret's value is stored in the unit of work's transaction, after the events that reference it.
+const withNewSecret = (
+  context: RequestContext,
+  endpointId: WebhookEndpointId,
+  command: (secretId: SigningSecretId) => WebhookEndpoint.WebhookEndpointCommand,
+) =>
+  Effect.gen(function* () {
+    const secretId = SigningSecretId.make(uuidV7())
+    const secret = newSigningSecret()
+    const endpoint = yield* writeThenRead(
+      Effect.zipRight(
+        onEndpoint(context, command(secretId)),
+        storeSigningSecret({ id: secretId, partnerId: context.partnerId, endpointId, secret }),
+      ),
+      () => getWebhookEndpoint(context.partnerId, endpointId),
+    )
+    return { ...endpoint, secret } satisfies WebhookEndpointWithSecretResource
+  })
+
+/**
+ * Create webhook endpoint: registers it (every type when `event_types` is empty or absent, enabled unless
+ * told otherwise) with a fresh `whsec_` secret, answered only here and on rotation. GH1006 naming `url` for
+ * plain http or a private, loopback or link-local target unless the policy allows them.
+ */
+export const createWebhookEndpoint = (
+  context: RequestContext,
+  input: CreateEndpointInput,
+  policy: EndpointTargetPolicy,
+) => {
+  const endpointId = WebhookEndpointId.make(uuidV7())
+  return withNewSecret(context, endpointId, (secretId) =>
+    WebhookEndpoint.CreateEndpoint.make({
+      endpointId,
+      partnerId: context.partnerId,
+      url: input.url,
+      eventTypes: input.event_types ?? [],
+      description: input.description ?? null,
+      enabled: input.enabled ?? true,
+      secretId,
+      allowPrivateTargets: policy.allowPrivateTargets,
+    }),
+  ).pipe(Effect.withSpan("webhooks.createEndpoint"))
+}
+
+/** Get webhook endpoint, never its secret; LE0002 when the partner has none with this id. */
+export const getWebhookEndpointResource = (context: RequestContext, endpointId: string) =>
+  getWebhookEndpoint(context.partnerId, endpointId).pipe(Effect.withSpan("webhooks.getEndpoint"))
+
+/** List webhook endpoints: a page of the partner's, oldest first, never a secret. */
+export const listWebhookEndpointResources = (
+  context: RequestContext,
+  query: { readonly limit?: number | undefined; readonly cursor?: string | undefined },
+) => listWebhookEndpoints(context.partnerId, query).pipe(Effect.withSpan("webhooks.listEndpoints"))
+
+/**
+ * Update webhook endpoint: changes the fields given (a null description clears it; enabling clears the
+ * platform's reason for disabling). Nothing given, nothing changes. LE0002 unknown; GH1006 for a bad target.
+ */
+export const updateWebhookEndpoint = (
+  context: RequestContext,
+  endpointId: string,
+  input: UpdateEndpointInput,
+  policy: EndpointTargetPolicy,
+) =>
+  Effect.gen(function* () {
+    const id = yield* endpointIdOf(endpointId)
+    const command = WebhookEndpoint.UpdateEndpoint.make({
+      endpointId: id,
+      allowPrivateTargets: policy.allowPrivateTargets,
+      ...(input.url === undefined ? {} : { url: input.url }),
+      ...(input.event_types === undefined ? {} : { eventTypes: input.event_types }),
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
+    })
+    return yield* writeThenRead(onEndpoint(context, command), () => getWebhookEndpoint(context.partnerId, id))
+  }).pipe(Effect.withSpan("webhooks.updateEndpoint"))
+
+/**
+ * Rotate an endpoint's secret: a new `whsec_` secret, answered only here, signs from now on; the previous one
+ * signs too for a day. Both values stay stored. LE0002 unknown.
+ */
+export const rotateWebhookEndpointSecret = (context: RequestContext, endpointId: string) =>
+  Effect.flatMap(endpointIdOf(endpointId), (id) =>
+    withNewSecret(context, id, (secretId) =>
+      WebhookEndpoint.RotateEndpointSecret.make({
+        endpointId: id,
+        secretId,
+        gracePeriodSeconds: DEFAULT_SECRET_GRACE_SECONDS,
+      }),
+    ),
+  ).pipe(Effect.withSpan("webhooks.rotateSecret"))
+
+/**
+ * Delete webhook endpoint: answers the endpoint as it was when deleted; then it is gone (a repeat is LE0002)
+ * and nothing more is delivered to it.
+ */
+export const removeWebhookEndpoint = (context: RequestContext, endpointId: string) =>
+  Effect.gen(function* () {
+    const id = yield* endpointIdOf(endpointId)
+    // The state the deletion was decided on (the last attempt's, when the unit was retried).
+    let deleted: WebhookEndpoint.WebhookEndpointState = WebhookEndpoint.absent
+    yield* writeThenRead(
+      runUnitOfWork(
+        { endpoint: webhookStream(id) },
+        (s) => {
+          deleted = s.endpoint
+          const command = WebhookEndpoint.DeleteEndpoint.make({ endpointId: id })
+          return Effect.map(WebhookEndpoint.decide(command, s.endpoint), (endpoint) => ({ endpoint }))
+        },
+        appendContextOf(context),
+      ),
+      () => Effect.void,
+    )
+    const row = webhookEndpointRowOf(context.partnerId, deleted)
+    if (row === null) return yield* Effect.dieMessage("a deleted endpoint had no state")
+    return {
+      id: row.id,
+      url: row.url,
+      event_types: row.event_types,
+      description: row.description,
+      enabled: row.enabled,
+      disabled_reason: row.disabled_reason,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      version: row.version,
+    } satisfies WebhookEndpointResource
+  }).pipe(Effect.withSpan("webhooks.deleteEndpoint"))

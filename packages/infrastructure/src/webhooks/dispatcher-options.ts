@@ -1,0 +1,64 @@
+import { Duration, Either } from "effect"
+import { DEFAULT_RETRY_SCHEDULE, validRetrySchedule } from "./retry-schedule.js"
+
+/** How a dispatcher delivers; every field has a default. */
+export interface DispatcherOptions {
+  /** Seconds before each attempt (`parseRetrySchedule` reads WEBHOOK_RETRY_SCHEDULE); Standard Webhooks' by default. */
+  readonly retrySchedule?: ReadonlyArray<number>
+  /** Deliver to private, loopback and link-local addresses too (WEBHOOK_ALLOW_PRIVATE_TARGETS; local use). */
+  readonly allowPrivateTargets?: boolean
+  /** The longest an idle dispatcher waits before it looks for due attempts again (1 second). */
+  readonly pollInterval?: Duration.DurationInput
+  /** Attempts made at once by this dispatcher (16). */
+  readonly concurrency?: number
+  /** How long a receiver has to answer; only a 2xx within it counts (10 seconds). */
+  readonly sendTimeout?: Duration.DurationInput
+  /** How long a claimed attempt is held; must exceed sendTimeout by 5 seconds at least (60 seconds). */
+  readonly lease?: Duration.DurationInput
+  /** An endpoint failing without a success for this long is disabled (5 days). */
+  readonly disableAfterFailingFor?: Duration.DurationInput
+  /** Names this dispatcher in `leased_by` and its logs (a fresh id by default). */
+  readonly instanceId?: string
+}
+
+/** The options with every default applied, checked. */
+export interface DispatcherSettings {
+  readonly retrySchedule: ReadonlyArray<number>
+  readonly allowPrivateTargets: boolean
+  readonly pollInterval: Duration.Duration
+  readonly concurrency: number
+  readonly sendTimeout: Duration.Duration
+  readonly lease: Duration.Duration
+  readonly disableAfterFailingFor: Duration.Duration
+}
+
+/** The largest concurrency a dispatcher takes: each attempt holds a socket and, briefly, a connection. */
+export const MAX_DISPATCH_CONCURRENCY = 256
+
+/** The options with their defaults, or what is wrong with them. */
+export const dispatcherSettings = (options: DispatcherOptions): Either.Either<DispatcherSettings, string> => {
+  const schedule = validRetrySchedule(options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE)
+  if (Either.isLeft(schedule)) return Either.left(schedule.left)
+  const settings: DispatcherSettings = {
+    retrySchedule: schedule.right,
+    allowPrivateTargets: options.allowPrivateTargets ?? false,
+    pollInterval: Duration.decode(options.pollInterval ?? "1 second"),
+    concurrency: options.concurrency ?? 16,
+    sendTimeout: Duration.decode(options.sendTimeout ?? "10 seconds"),
+    lease: Duration.decode(options.lease ?? "60 seconds"),
+    disableAfterFailingFor: Duration.decode(options.disableAfterFailingFor ?? "5 days"),
+  }
+  if (!(Number.isInteger(settings.concurrency) && settings.concurrency >= 1)) {
+    return Either.left(`concurrency must be an integer from 1 to ${MAX_DISPATCH_CONCURRENCY}`)
+  }
+  if (settings.concurrency > MAX_DISPATCH_CONCURRENCY) {
+    return Either.left(`concurrency must be an integer from 1 to ${MAX_DISPATCH_CONCURRENCY}`)
+  }
+  if (Duration.lessThan(settings.pollInterval, Duration.millis(10))) {
+    return Either.left("pollInterval must be at least 10 ms")
+  }
+  if (Duration.lessThan(settings.lease, Duration.sum(settings.sendTimeout, Duration.seconds(5)))) {
+    return Either.left("lease must exceed sendTimeout by at least 5 seconds")
+  }
+  return Either.right(settings)
+}

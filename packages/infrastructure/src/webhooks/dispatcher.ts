@@ -1,0 +1,128 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Duration, Effect, Either, FiberSet, Metric, Queue, Ref, Schedule } from "effect"
+import { v7 as uuidV7 } from "uuid"
+import { LogListener } from "../consumers/log-listener.js"
+import type { InlineProjection } from "../event-store/inline-projection.js"
+import type { LogNotifier } from "../event-store/log-notifier.js"
+import { attemptDelivery } from "./attempt-delivery.js"
+import { type ClaimedDelivery, claimDueDeliveries, releaseClaim, untilNextDue } from "./claim-deliveries.js"
+import { type DispatcherOptions, type DispatcherSettings, dispatcherSettings } from "./dispatcher-options.js"
+import { recordAttempt } from "./record-attempt.js"
+
+const attemptsMade = Metric.counter("webhook_delivery_attempts", {
+  description:
+    "Webhook attempts recorded, by outcome (lost: its lease ran out and another dispatcher took it).",
+  incremental: true,
+})
+
+// The shortest wait between two looks for due attempts, so that a row another dispatcher is claiming at
+// that instant (skipped, yet due) cannot make this one spin.
+const MIN_WAIT = Duration.millis(10)
+
+// A failed record (the database out of reach) is tried again a few times; after that the lease runs out
+// and the attempt is made again: at least once.
+const recordRetry = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
+
+const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings) =>
+  attemptDelivery(claim, settings).pipe(
+    Effect.onInterrupt(() => Effect.ignore(releaseClaim(claim.id, claim.leased_by))),
+    Effect.flatMap((result) =>
+      recordAttempt(claim, result, settings).pipe(
+        (record) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(record)),
+        Effect.retry(recordRetry),
+        // Never interrupt a statement in flight (see log-listener.ts); a stop waits for the record.
+        Effect.uninterruptible,
+        Effect.tap((recorded) =>
+          Metric.increment(Metric.tagged(attemptsMade, "outcome", recorded ? result.status : "lost")).pipe(
+            Effect.zipRight(
+              Effect.logDebug("webhook attempt").pipe(
+                Effect.annotateLogs({
+                  event_id: claim.event_id,
+                  endpoint_id: claim.endpoint_id,
+                  attempt: claim.attempt,
+                  status: recorded ? result.status : "lost",
+                  response_status: result.responseStatus ?? "none",
+                }),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : Effect.logWarning("webhook attempt not recorded; it is made again after its lease", cause),
+    ),
+  )
+
+/**
+ * Delivers due webhook attempts until interrupted (fork it). Any number of dispatchers, in any processes,
+ * share the work: each claims due attempts (`SKIP LOCKED`, with a lease longer than the send timeout) up to
+ * its free concurrency, makes them, and records each (scheduling the next attempt after a failure). It wakes
+ * when an attempt ends, on the NOTIFY that fan-out sends (through the process's LogListener), when the next
+ * scheduled attempt falls due, and at least every poll interval. Bad options are a defect, reported at once.
+ */
+export const runWebhookDispatcher = (
+  options: DispatcherOptions = {},
+): Effect.Effect<never, never, SqlClient.SqlClient | LogListener | InlineProjection | LogNotifier> =>
+  Effect.gen(function* () {
+    const checked = dispatcherSettings(options)
+    if (Either.isLeft(checked)) return yield* Effect.dieMessage(`webhook dispatcher: ${checked.left}`)
+    const settings = checked.right
+    const instance = options.instanceId ?? `dispatcher-${uuidV7()}`
+    const listener = yield* LogListener
+    const attempts = yield* FiberSet.make<void>()
+    const inFlight = yield* Ref.make(0)
+    const wake = yield* Queue.sliding<void>(1)
+
+    const notices = yield* listener.subscribe
+    yield* Queue.take(notices).pipe(
+      Effect.zipRight(Queue.offer(wake, undefined)),
+      Effect.forever,
+      Effect.forkScoped,
+    )
+
+    const start = (claim: ClaimedDelivery) =>
+      FiberSet.run(
+        attempts,
+        deliverOne(claim, settings).pipe(
+          Effect.ensuring(
+            Effect.zipRight(
+              Ref.update(inFlight, (n) => n - 1),
+              Queue.offer(wake, undefined),
+            ),
+          ),
+        ),
+      )
+
+    const step = Effect.gen(function* () {
+      yield* Queue.takeAll(wake)
+      const free = settings.concurrency - (yield* Ref.get(inFlight))
+      if (free > 0) {
+        const claimed = yield* claimDueDeliveries({
+          limit: free,
+          lease: settings.lease,
+          token: `${instance}/${uuidV7()}`,
+        }).pipe(Effect.uninterruptible)
+        yield* Ref.update(inFlight, (n) => n + claimed.length)
+        yield* Effect.forEach(claimed, start, { discard: true })
+        // As many as asked for: more may be due.
+        if (claimed.length === free) return
+      }
+      const due = free > 0 ? yield* untilNextDue.pipe(Effect.uninterruptible) : null
+      const wait =
+        due === null
+          ? settings.pollInterval
+          : Duration.max(Duration.min(due, settings.pollInterval), MIN_WAIT)
+      yield* Queue.take(wake).pipe(Effect.timeoutOption(wait))
+    })
+
+    yield* Effect.logInfo("webhook dispatcher started").pipe(Effect.annotateLogs({ instance }))
+    return yield* step.pipe(
+      Effect.tapErrorCause((cause) => Effect.logWarning("webhook dispatcher step failed; retrying", cause)),
+      Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("10 seconds")))),
+      Effect.forever,
+      Effect.orDie,
+    )
+  }).pipe(Effect.scoped, Effect.annotateLogs({ component: "webhook-dispatcher" }))

@@ -1,0 +1,230 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { InvalidParams, ResourceNotFound, WebhookEndpoint } from "@points/domain"
+import { Effect } from "effect"
+import { Webhook } from "standardwebhooks"
+import {
+  createWebhookEndpoint,
+  getWebhookEndpointResource,
+  listWebhookEndpointResources,
+  newSigningSecret,
+  removeWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+} from "../../src/index.js"
+import { newPartner, serviceDatabase } from "./service-fixtures.js"
+
+const url = (text: string) => WebhookEndpoint.WebhookUrl.make(text)
+const strict = { allowPrivateTargets: false }
+
+interface SecretRow {
+  readonly id: string
+  readonly partner_id: string
+  readonly endpoint_id: string
+  readonly secret: string
+}
+
+const storedSecrets = (endpointId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<SecretRow>`SELECT id, partner_id, endpoint_id, secret FROM webhook_signing_secrets
+                            WHERE endpoint_id = ${endpointId} ORDER BY id`,
+  )
+
+/** Signs and verifies a message with the Standard Webhooks library: the secret is one it accepts. */
+const signsWith = (secret: string) => {
+  const webhook = new Webhook(secret)
+  const headers = {
+    "webhook-id": "msg_1",
+    "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+  }
+  const payload = '{"ok":true}'
+  const signature = webhook.sign(headers["webhook-id"], new Date(), payload)
+  return webhook.verify(payload, { ...headers, "webhook-signature": signature })
+}
+
+layer(serviceDatabase(), { excludeTestServices: true })("webhook endpoint services", (it) => {
+  it("makes secrets in the Standard Webhooks form: whsec_ and 32 random bytes in base64", () => {
+    const secret = newSigningSecret()
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(Buffer.from(secret.slice(6), "base64")).toHaveLength(32)
+    expect(newSigningSecret()).not.toBe(secret)
+    expect(signsWith(secret)).toEqual({ ok: true })
+  })
+
+  describe("create, get, list, update, rotate, delete", () => {
+    it.effect("creates an endpoint with its secret stored only in webhook_signing_secrets", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        const created = yield* createWebhookEndpoint(
+          context,
+          { url: url("https://hooks.example.com/points"), event_types: ["order.created", "user.created"] },
+          strict,
+        )
+        expect(created).toMatchObject({
+          url: "https://hooks.example.com/points",
+          event_types: ["user.created", "order.created"],
+          description: null,
+          enabled: true,
+          disabled_reason: null,
+          version: 1,
+        })
+        expect(created.secret).toMatch(/^whsec_/)
+        const { secret, ...endpoint } = created
+        const got = yield* getWebhookEndpointResource(context, created.id)
+        expect(got).toEqual(endpoint)
+        expect(JSON.stringify(got)).not.toContain(secret)
+        const stored = yield* storedSecrets(created.id)
+        expect(stored).toEqual([
+          expect.objectContaining({ partner_id: context.partnerId, endpoint_id: created.id, secret }),
+        ])
+        // The read model and the log reference the secret by id only.
+        const sql = yield* SqlClient.SqlClient
+        const rows =
+          yield* sql`SELECT row_to_json(w)::text AS row FROM webhook_endpoints w WHERE id = ${created.id}`
+        expect(JSON.stringify(rows)).not.toContain(secret.slice(6))
+        expect(JSON.stringify(rows)).toContain(stored[0]?.id)
+        const events =
+          yield* sql`SELECT data::text AS data FROM events WHERE stream_id = ${`webhook-${created.id}`}`
+        expect(JSON.stringify(events)).not.toContain(secret.slice(6))
+      }),
+    )
+
+    it.effect("rotates: a new secret, the old one kept and referenced for its grace period", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        const created = yield* createWebhookEndpoint(
+          context,
+          { url: url("https://hooks.example.com/a") },
+          strict,
+        )
+        const rotated = yield* rotateWebhookEndpointSecret(context, created.id)
+        expect(rotated.secret).not.toBe(created.secret)
+        expect(rotated.version).toBe(2)
+        expect(signsWith(rotated.secret)).toEqual({ ok: true })
+        const stored = yield* storedSecrets(created.id)
+        expect(stored.map((row) => row.secret).sort()).toEqual([created.secret, rotated.secret].sort())
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ secret_id: string; previous_secret_id: string; grace: number }>`
+          SELECT secret_id, previous_secret_id,
+                 extract(epoch FROM previous_secret_valid_until - updated_at)::int AS grace
+          FROM webhook_endpoints WHERE id = ${created.id}`
+        expect(stored.find((secret) => secret.id === row?.secret_id)?.secret).toBe(rotated.secret)
+        expect(stored.find((secret) => secret.id === row?.previous_secret_id)?.secret).toBe(created.secret)
+        expect(row?.grace).toBe(86_400)
+      }),
+    )
+
+    it.effect("updates only what is given; a null description clears it; lists page", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        const created = yield* createWebhookEndpoint(
+          context,
+          { url: url("https://hooks.example.com/a"), description: "orders", enabled: false },
+          strict,
+        )
+        const same = yield* updateWebhookEndpoint(context, created.id, {}, strict)
+        expect(same.version).toBe(1)
+        const changed = yield* updateWebhookEndpoint(
+          context,
+          created.id,
+          { url: url("https://hooks.example.com/b"), event_types: ["points.added"], enabled: true },
+          strict,
+        )
+        expect(changed).toMatchObject({
+          url: "https://hooks.example.com/b",
+          event_types: ["points.added"],
+          description: "orders",
+          enabled: true,
+          version: 2,
+        })
+        const cleared = yield* updateWebhookEndpoint(context, created.id, { description: null }, strict)
+        expect(cleared).toMatchObject({ description: null, version: 3 })
+        yield* createWebhookEndpoint(context, { url: url("https://hooks.example.com/c") }, strict)
+        const page = yield* listWebhookEndpointResources(context, { limit: 1 })
+        expect(page.data.map((endpoint) => endpoint.id)).toEqual([created.id])
+        const next = yield* listWebhookEndpointResources(context, {
+          limit: 1,
+          cursor: page.next_cursor ?? "",
+        })
+        expect(next.data).toHaveLength(1)
+        expect(next.next_cursor).toBeNull()
+        expect(JSON.stringify([page, next])).not.toContain("whsec_")
+      }),
+    )
+
+    it.effect("deletes: answers the endpoint as it was, then LE0002 for every operation", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        const created = yield* createWebhookEndpoint(
+          context,
+          { url: url("https://hooks.example.com/a") },
+          strict,
+        )
+        const { secret: _secret, ...endpoint } = created
+        expect(yield* removeWebhookEndpoint(context, created.id)).toEqual(endpoint)
+        const gone = new ResourceNotFound({ resource: "webhook endpoint", id: created.id })
+        expect(yield* Effect.flip(removeWebhookEndpoint(context, created.id))).toEqual(gone)
+        expect(yield* Effect.flip(getWebhookEndpointResource(context, created.id))).toEqual(gone)
+        expect(yield* Effect.flip(rotateWebhookEndpointSecret(context, created.id))).toEqual(gone)
+        expect(
+          yield* Effect.flip(updateWebhookEndpoint(context, created.id, { enabled: true }, strict)),
+        ).toEqual(gone)
+        expect((yield* listWebhookEndpointResources(context, {})).data).toEqual([])
+      }),
+    )
+
+    it.effect("another partner's endpoint, or no id at all, is LE0002", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        const other = yield* newPartner("Globex")
+        const created = yield* createWebhookEndpoint(
+          context,
+          { url: url("https://hooks.example.com/a") },
+          strict,
+        )
+        for (const id of [created.id, "nope"]) {
+          const refusals = [
+            yield* Effect.flip(getWebhookEndpointResource(other, id)),
+            yield* Effect.flip(updateWebhookEndpoint(other, id, { enabled: false }, strict)),
+            yield* Effect.flip(rotateWebhookEndpointSecret(other, id)),
+            yield* Effect.flip(removeWebhookEndpoint(other, id)),
+          ]
+          for (const refusal of refusals) expect(refusal).toBeInstanceOf(ResourceNotFound)
+        }
+        expect((yield* getWebhookEndpointResource(context, created.id)).version).toBe(1)
+        expect(yield* storedSecrets(created.id)).toHaveLength(1)
+      }),
+    )
+
+    it.effect("refuses private, loopback and plain-http targets unless allowed, storing nothing", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        for (const target of [
+          "https://127.0.0.1/hook",
+          "https://localhost/hook",
+          "http://hooks.example.com/x",
+        ]) {
+          const refused = yield* Effect.flip(createWebhookEndpoint(context, { url: url(target) }, strict))
+          expect(refused).toBeInstanceOf(InvalidParams)
+          expect((refused as InvalidParams).field).toBe("url")
+        }
+        expect((yield* listWebhookEndpointResources(context, {})).data).toEqual([])
+        const sql = yield* SqlClient.SqlClient
+        const secrets =
+          yield* sql`SELECT 1 FROM webhook_signing_secrets WHERE partner_id = ${context.partnerId}`
+        expect(secrets).toHaveLength(0)
+        const allowed = yield* createWebhookEndpoint(
+          context,
+          { url: url("http://127.0.0.1:9999/hook") },
+          { allowPrivateTargets: true },
+        )
+        expect(allowed.url).toBe("http://127.0.0.1:9999/hook")
+        const moved = yield* Effect.flip(
+          updateWebhookEndpoint(context, allowed.id, { url: url("https://10.0.0.1/x") }, strict),
+        )
+        expect(moved).toBeInstanceOf(InvalidParams)
+      }),
+    )
+  })
+})

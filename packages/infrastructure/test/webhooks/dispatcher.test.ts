@@ -1,0 +1,373 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import {
+  type DispatcherOptions,
+  runWebhookDispatcher,
+  runWebhookFanOut,
+  WEBHOOK_FANOUT_CONSUMER,
+  waitUntilCaughtUp,
+} from "../../src/index.js"
+import { newId } from "../fixtures.js"
+import {
+  createEndpoint,
+  deleteEndpoint,
+  deliveriesOf,
+  eventually,
+  publishEvent,
+  rotateSecret,
+  sampleDataFor,
+  startReceiver,
+  verifies,
+  webhookDatabase,
+} from "./webhook-fixtures.js"
+
+// Real sockets, a real database and the live clock; a compressed schedule (a second between attempts).
+const quick: DispatcherOptions = {
+  retrySchedule: [0, 1, 1],
+  allowPrivateTargets: true,
+  pollInterval: "200 millis",
+  sendTimeout: "1500 millis",
+  lease: "7 seconds",
+}
+
+const runDelivery = (options: DispatcherOptions = quick) =>
+  Effect.all([
+    Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" })),
+    Effect.forkScoped(runWebhookDispatcher(options)),
+  ])
+
+const endpointRow = (endpointId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ enabled: boolean; disabled_reason: string | null }>`
+      SELECT enabled, disabled_reason FROM webhook_endpoints WHERE id = ${endpointId}`,
+  )
+
+const settled = (rows: ReadonlyArray<{ readonly status: string }>, count: number) =>
+  rows.length === count && rows.every((row) => row.status !== "pending")
+
+layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it) => {
+  it.scoped("delivers each public event, signed, to the endpoints subscribed to its type only", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver()
+      const partner = newId()
+      const all = yield* createEndpoint(partner, { url: receiver.url("/all") })
+      const orders = yield* createEndpoint(partner, {
+        url: receiver.url("/orders"),
+        eventTypes: ["order.created", "order.status_changed"],
+      })
+      const otherPartner = yield* createEndpoint(newId(), { url: receiver.url("/other") })
+      yield* runDelivery()
+      const data = sampleDataFor("order.created")
+      const created = yield* publishEvent(partner, {
+        type: "order.created",
+        data,
+        occurredAt: new Date("2025-03-01T10:00:00.123Z"),
+      })
+      const user = yield* publishEvent(partner, { type: "user.created" })
+
+      yield* eventually(Effect.succeed(receiver.received), (received) => received.length === 3)
+      const byPath = (path: string) => receiver.received.filter((request) => request.path === path)
+      expect(
+        byPath("/all")
+          .map((r) => r.headers["webhook-id"])
+          .sort(),
+      ).toEqual([created, user].sort())
+      expect(byPath("/orders").map((r) => r.headers["webhook-id"])).toEqual([created])
+      expect(byPath("/other")).toEqual([])
+      for (const request of byPath("/all")) expect(verifies(request, all.secret)).toBe(true)
+      const [order] = byPath("/orders")
+      if (order === undefined) return expect.unreachable()
+      expect(verifies(order, orders.secret)).toBe(true)
+      expect(verifies(order, all.secret)).toBe(false)
+      expect(verifies(order, otherPartner.secret)).toBe(false)
+      // The body is exactly the public event; its id is the webhook-id.
+      expect(JSON.parse(order.body)).toEqual({
+        id: created,
+        type: "order.created",
+        timestamp: "2025-03-01T10:00:00.123Z",
+        data,
+      })
+      expect(order.headers["content-type"]).toBe("application/json")
+      expect(Math.abs(Number(order.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(30)
+
+      const rows = yield* eventually(deliveriesOf(orders.endpointId), (r) => settled(r, 1))
+      expect(rows[0]).toMatchObject({
+        event_id: created,
+        attempt: 1,
+        status: "succeeded",
+        response_status: 204,
+      })
+      expect(rows[0]?.duration_ms).toBeGreaterThanOrEqual(0)
+      expect(rows[0]?.next_attempt_at).toBeNull()
+      // Fan-out moved on: nothing pends for the other partner's endpoint.
+      yield* waitUntilCaughtUp(WEBHOOK_FANOUT_CONSUMER, "head", "10 seconds")
+      expect(yield* deliveriesOf(otherPartner.endpointId)).toEqual([])
+    }),
+  )
+
+  it.scoped("retries a failing receiver with the same webhook-id and records every attempt", () =>
+    Effect.gen(function* () {
+      // 500 with a body, then no answer within the send timeout, then 200.
+      const receiver = yield* startReceiver((_, earlier) =>
+        earlier === 0 ? { status: 500, body: "boom" } : earlier === 1 ? { hang: true } : { status: 200 },
+      )
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* runDelivery()
+      const event = yield* publishEvent(partner)
+
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 3))
+      expect(receiver.withId(event)).toHaveLength(3)
+      for (const request of receiver.withId(event)) {
+        expect(verifies(request, endpoint.secret)).toBe(true)
+        expect(JSON.parse(request.body).id).toBe(event)
+      }
+      expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([
+        [1, "failed", 500],
+        [2, "failed", null],
+        [3, "succeeded", 200],
+      ])
+      const [first, second, third] = rows
+      if (first === undefined || second === undefined || third === undefined) return expect.unreachable()
+      expect(first.error).toBe("HTTP 500: boom")
+      expect(second.error).toBe("no response within 1500 ms")
+      expect(second.duration_ms).toBeGreaterThanOrEqual(1400)
+      expect(third.error).toBeNull()
+      // Each failure names when the next attempt is due: a second later, per the schedule.
+      for (const failed of [first, second]) {
+        const wait = (failed.next_attempt_at?.getTime() ?? 0) - (failed.attempted_at?.getTime() ?? 0)
+        expect(wait).toBeGreaterThanOrEqual(1000)
+      }
+      expect(third.next_attempt_at).toBeNull()
+    }),
+  )
+
+  it.scoped("gives up after the last attempt of the schedule", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver(() => ({ status: 503 }))
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* runDelivery({ ...quick, retrySchedule: [0, 0] })
+      const event = yield* publishEvent(partner)
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
+      expect(rows.map((row) => [row.attempt, row.status, row.error])).toEqual([
+        [1, "failed", "HTTP 503"],
+        [2, "failed", "HTTP 503"],
+      ])
+      expect(rows[1]?.next_attempt_at).toBeNull()
+      expect(receiver.withId(event)).toHaveLength(2)
+      // Still enabled: giving up on one event is not five days of failure.
+      expect(yield* endpointRow(endpoint.endpointId)).toEqual([{ enabled: true, disabled_reason: null }])
+    }),
+  )
+
+  it.scoped("honours Retry-After when it asks for longer than the schedule", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver((_, earlier) =>
+        earlier === 0 ? { status: 429, headers: { "retry-after": "2" } } : { status: 200 },
+      )
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* runDelivery({ ...quick, retrySchedule: [0, 0] })
+      const event = yield* publishEvent(partner)
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
+      const [first, second] = receiver.withId(event)
+      if (first === undefined || second === undefined) return expect.unreachable()
+      expect(second.at - first.at).toBeGreaterThanOrEqual(1900)
+      const wait = (rows[0]?.next_attempt_at?.getTime() ?? 0) - (rows[0]?.attempted_at?.getTime() ?? 0)
+      expect(wait).toBeGreaterThanOrEqual(2000)
+      expect(rows.map((row) => row.status)).toEqual(["failed", "succeeded"])
+    }),
+  )
+
+  it.scoped("disables an endpoint that answers 410 Gone, and ends its pending attempts", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver(() => ({ status: 410 }))
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      // Both events are fanned out before anything is sent; one attempt at a time.
+      yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+      yield* publishEvent(partner)
+      yield* publishEvent(partner)
+      yield* eventually(deliveriesOf(endpoint.endpointId), (rows) => rows.length === 2)
+      yield* Effect.forkScoped(runWebhookDispatcher({ ...quick, concurrency: 1 }))
+
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
+      expect(receiver.received).toHaveLength(1)
+      const [made, ended] = [...rows].sort((a, b) =>
+        a.response_status === 410 ? -1 : b.response_status === 410 ? 1 : 0,
+      )
+      expect(made).toMatchObject({ status: "failed", response_status: 410, error: "HTTP 410" })
+      expect(made?.next_attempt_at).toBeNull()
+      expect(ended).toMatchObject({
+        status: "failed",
+        response_status: null,
+        error: "not attempted: the endpoint was disabled: it answered 410 Gone",
+      })
+      expect(yield* endpointRow(endpoint.endpointId)).toEqual([{ enabled: false, disabled_reason: "gone" }])
+      // A disabled endpoint gets nothing new.
+      yield* publishEvent(partner)
+      yield* waitUntilCaughtUp(WEBHOOK_FANOUT_CONSUMER, "head", "10 seconds")
+      expect(yield* deliveriesOf(endpoint.endpointId)).toHaveLength(2)
+    }),
+  )
+
+  it.scoped("disables an endpoint failing for 5 days; a success clears the streak", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const failing = yield* startReceiver(() => ({ status: 500 }))
+      const healthy = yield* startReceiver(() => ({ status: 200 }))
+      const partner = newId()
+      const down = yield* createEndpoint(partner, { url: failing.url() })
+      const up = yield* createEndpoint(partner, { url: healthy.url() })
+      // Both have been failing since 5 days and a minute ago (the clock we control is the streak's start).
+      for (const endpoint of [down, up]) {
+        yield* sql`
+          INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
+          VALUES (${endpoint.endpointId}, ${partner}, now() - interval '5 days 1 minute')`
+      }
+      yield* runDelivery()
+      yield* publishEvent(partner)
+
+      yield* eventually(endpointRow(down.endpointId), (rows) => rows[0]?.enabled === false)
+      expect(yield* endpointRow(down.endpointId)).toEqual([{ enabled: false, disabled_reason: "failing" }])
+      const downRows = yield* eventually(deliveriesOf(down.endpointId), (r) => settled(r, 1))
+      // No retry is left pending for a disabled endpoint.
+      expect(downRows.map((row) => [row.status, row.response_status])).toEqual([["failed", 500]])
+      yield* eventually(deliveriesOf(up.endpointId), (r) => settled(r, 1))
+      expect(yield* endpointRow(up.endpointId)).toEqual([{ enabled: true, disabled_reason: null }])
+      const streaks = yield* sql<{ endpoint_id: string }>`
+        SELECT endpoint_id FROM webhook_endpoint_failures WHERE endpoint_id IN (${down.endpointId}, ${up.endpointId})`
+      expect(streaks).toEqual([])
+    }),
+  )
+
+  it.scoped("a fresh failure starts a streak without disabling", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const receiver = yield* startReceiver(() => ({ status: 500 }))
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* runDelivery({ ...quick, retrySchedule: [0] })
+      yield* publishEvent(partner)
+      yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 1))
+      const streak = yield* sql<{ failing_since: Date }>`
+        SELECT failing_since FROM webhook_endpoint_failures WHERE endpoint_id = ${endpoint.endpointId}`
+      expect(streak).toHaveLength(1)
+      expect(Date.now() - (streak[0]?.failing_since.getTime() ?? 0)).toBeLessThan(60_000)
+      expect(yield* endpointRow(endpoint.endpointId)).toEqual([{ enabled: true, disabled_reason: null }])
+    }),
+  )
+
+  it.scoped("after a rotation both secrets sign: a receiver with either verifies", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver()
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      const rotated = yield* rotateSecret(partner, endpoint.endpointId)
+      yield* runDelivery()
+      const event = yield* publishEvent(partner)
+      const [request] = yield* eventually(
+        Effect.sync(() => receiver.withId(event)),
+        (received) => received.length === 1,
+      )
+      if (request === undefined) return expect.unreachable()
+      expect(String(request.headers["webhook-signature"]).split(" ")).toHaveLength(2)
+      expect(verifies(request, endpoint.secret)).toBe(true)
+      expect(verifies(request, rotated)).toBe(true)
+      expect(
+        verifies(request, yield* Effect.sync(() => `whsec_${Buffer.alloc(24, 1).toString("base64")}`)),
+      ).toBe(false)
+    }),
+  )
+
+  it.scoped("refuses a private or loopback target at delivery unless allowed", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver()
+      const partner = newId()
+      const literal = yield* createEndpoint(partner, { url: receiver.url() })
+      const named = yield* createEndpoint(partner, { url: receiver.url().replace("127.0.0.1", "localhost") })
+      yield* runDelivery({ ...quick, allowPrivateTargets: false, retrySchedule: [0] })
+      yield* publishEvent(partner)
+      for (const endpoint of [literal, named]) {
+        const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 1))
+        expect(rows[0]?.status).toBe("failed")
+        expect(rows[0]?.response_status).toBeNull()
+        expect(rows[0]?.error).toMatch(/private, loopback or link-local address/)
+      }
+      expect(receiver.received).toEqual([])
+    }),
+  )
+
+  it.scoped("reads a bounded part of a huge error response and keeps it as the error", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver(() => ({ stream: { status: 500, bytes: 200 * 1024 * 1024 } }))
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* runDelivery({ ...quick, retrySchedule: [0] })
+      yield* publishEvent(partner)
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 1))
+      const error = rows[0]?.error ?? ""
+      expect(error.startsWith("HTTP 500: xxxx")).toBe(true)
+      expect(error.length).toBeLessThanOrEqual("HTTP 500: ".length + 4096)
+      // The client closed the connection long before the 200 MiB were written.
+      yield* eventually(
+        Effect.sync(() => receiver.streamed),
+        (streamed) => streamed.length === 1,
+      )
+      expect(receiver.streamed[0]).toBeLessThan(32 * 1024 * 1024)
+    }),
+  )
+
+  it.scoped("ends the pending attempts of a deleted endpoint without sending them", () =>
+    Effect.gen(function* () {
+      const receiver = yield* startReceiver()
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+      yield* publishEvent(partner)
+      yield* eventually(deliveriesOf(endpoint.endpointId), (rows) => rows.length === 1)
+      yield* deleteEndpoint(partner, endpoint.endpointId)
+      yield* Effect.forkScoped(runWebhookDispatcher(quick))
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 1))
+      expect(rows[0]).toMatchObject({ status: "failed", error: "not attempted: the endpoint was deleted" })
+      expect(receiver.received).toEqual([])
+    }),
+  )
+
+  it.scoped(
+    "fails the attempt of an event that is not a valid public event, and goes on delivering the others",
+    () =>
+      Effect.gen(function* () {
+        const receiver = yield* startReceiver()
+        const partner = newId()
+        const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+        yield* runDelivery()
+        const corrupt = yield* publishEvent(partner, { type: "order.created", data: { id: newId() } })
+        const valid = yield* publishEvent(partner, { type: "user.created" })
+        const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
+        expect(rows.find((row) => row.event_id === corrupt)).toMatchObject({
+          status: "failed",
+          error: `not attempted: event ${corrupt} is not a valid public event object`,
+          next_attempt_at: null,
+        })
+        expect(rows.find((row) => row.event_id === valid)).toMatchObject({ status: "succeeded" })
+        expect(receiver.received.map((request) => request.headers["webhook-id"])).toEqual([valid])
+      }),
+  )
+})
+
+describe("options", () => {
+  layer(webhookDatabase(2), { excludeTestServices: true })("checked", (it) => {
+    it.effect("refuses a lease that does not outlast the send timeout", () =>
+      Effect.gen(function* () {
+        const exit = yield* Effect.exit(
+          runWebhookDispatcher({ sendTimeout: "10 seconds", lease: "12 seconds" }),
+        )
+        expect(String(exit)).toContain("lease must exceed sendTimeout by at least 5 seconds")
+      }),
+    )
+  })
+})
