@@ -6,6 +6,7 @@ export interface ApiSettings {
   readonly host: string
   readonly adminToken: Option.Option<Redacted.Redacted>
   readonly tokenTtlSeconds: number
+  readonly tokenCacheSeconds: number
   readonly idempotencyTtlSeconds: number
   readonly idempotencyLeaseSeconds: number
   readonly rateLimitPerSecond: number
@@ -25,6 +26,15 @@ const positiveInt = (name: string, fallback: number, max: number) =>
     Config.withDefault(fallback),
   )
 
+const nonNegativeInt = (name: string, fallback: number, max: number) =>
+  Config.integer(name).pipe(
+    Config.validate({
+      message: `must be an integer from 0 to ${max}`,
+      validation: (n) => n >= 0 && n <= max,
+    }),
+    Config.withDefault(fallback),
+  )
+
 /** Reads and validates every setting; a bad value fails start with a message naming the variable. */
 export const apiSettings: Config.Config<ApiSettings> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -39,6 +49,7 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
     ),
   ),
   tokenTtlSeconds: positiveInt("TOKEN_TTL_SECONDS", 3600, 86_400 * 30),
+  tokenCacheSeconds: nonNegativeInt("TOKEN_CACHE_SECONDS", 5, 60),
   idempotencyTtlSeconds: positiveInt("IDEMPOTENCY_TTL_SECONDS", 86_400, 86_400 * 7),
   idempotencyLeaseSeconds: positiveInt("IDEMPOTENCY_LEASE_SECONDS", 30, 3600),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100, 1_000_000),

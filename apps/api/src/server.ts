@@ -11,7 +11,7 @@ import { PointsLive } from "./handlers/points.js"
 import { UsersLive } from "./handlers/users.js"
 import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
 import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
-import { AdminAuthenticationLive, AuthenticationLive } from "./http/authentication.js"
+import { AdminAuthenticationLive, AuthenticationLive, BearerTokensLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
@@ -31,6 +31,8 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
     ),
   ),
   Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
+  // One cache for authentication and for the handlers that revoke tokens.
+  Layer.provide(BearerTokensLive),
 )
 
 /**

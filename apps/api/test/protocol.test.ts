@@ -1,4 +1,5 @@
 import { expect, layer } from "@effect/vitest"
+import { API_VERSION } from "@points/http-api"
 import { Effect } from "effect"
 import { activeUser, call, newPartner, type Reply, testServer } from "./harness.js"
 
@@ -110,15 +111,23 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       const text = yield* call("POST", "/api/users", {
         token,
         body: "hello",
-        headers: { "content-type": "text/plain" },
+        headers: { "content-type": "text/plain", "x-request-id": "req-415" },
       })
       expectPublishedError(text, 415, "GH1010")
       const huge = yield* call("POST", "/api/users", {
         token,
         body: JSON.stringify({ partner_user_id: "x".repeat(1_100_000) }),
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", "x-request-id": "req-413" },
       })
       expectPublishedError(huge, 413, "GH1008")
+      // Refused before routing, they still carry the headers every response carries (DESIGN.md section 2).
+      for (const [reply, requestId] of [
+        [text, "req-415"],
+        [huge, "req-413"],
+      ] as const) {
+        expect(reply.headers.get("x-request-id")).toBe(requestId)
+        expect(reply.headers.get("api-version")).toBe(API_VERSION)
+      }
     }),
   )
 

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { PointsApi } from "@points/http-api"
 import {
+  BearerTokens,
   createPartner,
   getPartnerResource,
   issueCredential,
@@ -47,7 +48,13 @@ export const AdminLive = HttpApiBuilder.group(PointsApi, "admin", (handlers) =>
     )
     .handle(
       "revokeCredential",
-      ({ path }) => answer(revokeCredential(path.partner_id, path.client_id)),
+      ({ path }) =>
+        answer(
+          Effect.tap(revokeCredential(path.partner_id, path.client_id), () =>
+            // Its tokens are not known by value here: this process forgets every token it remembered.
+            Effect.flatMap(BearerTokens, (tokens) => tokens.forgetAll),
+          ),
+        ),
       writeOptions,
     ),
 )

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { InvalidClientCredentials } from "@points/domain"
 import { ApiError, PointsApi } from "@points/http-api"
-import { consumeRateLimit, issueToken, revokeToken } from "@points/infrastructure"
+import { BearerTokens, consumeRateLimit, issueToken, revokeToken } from "@points/infrastructure"
 import { Effect, Option } from "effect"
 import { Settings } from "../config.js"
 import { answer } from "../http/answer.js"
@@ -160,6 +160,8 @@ export const OAuthLive = HttpApiBuilder.group(PointsApi, "oauth", (handlers) =>
             Effect.catchAll(withBasicChallenge(client.viaBasic)),
           )
           if (HttpServerResponse.isServerResponse(revoked)) return revoked
+          // This process stops accepting it at once; the others within their cache's lifetime.
+          yield* (yield* BearerTokens).forget(payload.token)
           return HttpServerResponse.empty({ status: 200, headers: noStore })
         }),
       writeOptions,

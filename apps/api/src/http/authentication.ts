@@ -3,7 +3,7 @@ import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
-import { authenticateBearer, consumeRateLimit } from "@points/infrastructure"
+import { BearerTokens, consumeRateLimit } from "@points/infrastructure"
 import { Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
 import { apiErrorOf, entryOf } from "./api-error-of.js"
@@ -24,6 +24,16 @@ const challenge = (error: ApiError) =>
   )
 
 /**
+ * The bearer tokens this process has checked, remembered for TOKEN_CACHE_SECONDS (a revocation made in
+ * another process takes effect within that time; one made here at once).
+ */
+export const BearerTokensLive = Layer.unwrapEffect(
+  Effect.map(Settings, (settings) =>
+    BearerTokens.layer({ ttlSeconds: settings.tokenCacheSeconds, capacity: 10_000 }),
+  ),
+)
+
+/**
  * Bearer authentication (RFC 6750) and the partner's rate limit (DESIGN.md section 7), before any handler
  * runs: a bad token or a throttled request executes nothing and leaves its Idempotency-Key unused. Every
  * authenticated response carries the `RateLimit` and `RateLimit-Policy` headers; a 429 also `Retry-After`.
@@ -33,12 +43,13 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function* () {
     const settings = yield* Settings
     const sql = yield* SqlClient.SqlClient
+    const tokens = yield* BearerTokens
     const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
     return {
       bearer: (token) =>
         Effect.gen(function* () {
           const value = Redacted.value(token)
-          const principal = yield* authenticateBearer(value).pipe(
+          const principal = yield* tokens.authenticate(value).pipe(
             Effect.catchIf(
               (error): error is InvalidToken => error instanceof InvalidToken,
               (error) => challenge(apiErrorOf(error)),

@@ -4,18 +4,16 @@ import { SqlClient } from "@effect/sql"
 import { IdempotencyKey } from "@points/domain"
 import { ApiError, CurrentPrincipal } from "@points/http-api"
 import {
-  ClaimLost,
-  claimKey,
+  claimKeyInTransaction,
   LogNotifier,
   type RequestContext,
   recordResponse,
-  releaseKey,
 } from "@points/infrastructure"
-import { Cause, Effect, Exit, FiberRef, Metric, Option, Schema } from "effect"
+import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { Settings } from "../config.js"
 import { answer } from "./answer.js"
-import { apiErrorOf, entryOf, isPlatformError } from "./api-error-of.js"
+import { apiErrorOf, isPlatformError } from "./api-error-of.js"
 import { errorBodyText } from "./error-response.js"
 import { idempotencyReplays } from "./metrics.js"
 import { currentRequestId } from "./request-context.js"
@@ -52,15 +50,22 @@ const bodyDigest = (text: string) => {
   return createHash("sha256").update(normal).digest("hex")
 }
 
+// A business outcome that is not recorded (a 422, a failure of ours): it rolls the transaction back, claim
+// included, and is answered afterwards.
+class Unrecorded<E> {
+  constructor(readonly error: E | ApiError) {}
+}
+
 const json = (status: number, body: string, headers: Readonly<Record<string, string>> = {}) =>
   HttpServerResponse.text(body, { status, contentType: "application/json", headers })
 
 /**
  * Runs a POST exactly once per Idempotency-Key (DESIGN.md section 4). The key is claimed without waiting
- * (IK1002 while another request holds it, IK1001 for a different request), the business effect and the
- * recorded response commit in one transaction, a replay answers the recorded status and body with
- * `Idempotent-Replayed: true`, recordable refusals (400, 404, 409, ...) are recorded too, and every other
- * outcome (422, 5xx, a crash) frees the key. Without the header a random key stands in: nothing replays.
+ * (IK1002 while another request holds it, IK1001 for a different request) in the transaction that runs the
+ * business effect and records the response, so all three commit together; a replay answers the recorded
+ * status and body with `Idempotent-Replayed: true`, recordable refusals (400, 404, 409, ...) are recorded
+ * too, and every other outcome (422, 5xx, a crash) frees the key. Without the header a random key stands
+ * in: nothing replays.
  */
 export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
   answer(
@@ -90,65 +95,62 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
         path: request.url.split("?")[0] ?? request.url,
         bodySha256: bodyDigest(text),
       })
-      const outcome = yield* claimKey({
+      const claimRequest = {
         partnerId,
         key,
         fingerprint,
         leaseSeconds: settings.idempotencyLeaseSeconds,
         lifetimeSeconds: settings.idempotencyTtlSeconds,
+      }
+      const context: RequestContext = { partnerId, requestId, idempotencyKey: key }
+      const recorded = (status: number, body: string) => ({
+        status,
+        headers: { "Content-Type": "application/json" },
+        body,
       })
 
-      if (outcome._tag === "Replay") {
-        yield* Metric.increment(idempotencyReplays)
-        const { status, headers, body } = outcome.response
-        return json(status, body, { ...headers, "Idempotent-Replayed": "true" })
-      }
-      const claim = { partnerId, key, claimToken: outcome.claimToken }
-      const context: RequestContext = { partnerId, requestId, idempotencyKey: key }
-
+      // One transaction: the claim, the business effect (in a savepoint, so a refusal leaves the claim
+      // standing) and the recorded response commit together or not at all. Anything not recorded (422, 5xx,
+      // a crash) rolls the whole transaction back, claim included: the key is free again.
       const exit = yield* Effect.exit(
         sql.withTransaction(
           Effect.gen(function* () {
-            const body = JSON.stringify(encode(yield* post.run(context)))
-            const response = {
-              status: post.successStatus,
-              headers: { "Content-Type": "application/json" },
-              body,
+            const outcome = yield* claimKeyInTransaction(claimRequest)
+            if (outcome._tag === "Replay") return { replayed: true, response: outcome.response } as const
+            const claim = { partnerId, key, claimToken: outcome.claimToken, held: outcome.held }
+            const result = yield* Effect.either(sql.withTransaction(post.run(context)))
+            if (Either.isRight(result)) {
+              const response = recorded(post.successStatus, JSON.stringify(encode(result.right)))
+              yield* recordResponse({ ...claim, response })
+              return { replayed: false, response } as const
             }
+            if (!isPlatformError(result.left)) return yield* Effect.fail(new Unrecorded(result.left))
+            const error = apiErrorOf(result.left)
+            if (!IdempotencyKey.isRecordable(error.status)) return yield* Effect.fail(new Unrecorded(error))
+            const response = recorded(error.status, errorBodyText(error))
             yield* recordResponse({ ...claim, response })
-            return response
+            return { replayed: false, response } as const
           }),
         ),
       )
       if (Exit.isSuccess(exit)) {
-        // Consumers are told after the outer commit: inside it, the unit of work's own signal came too early.
-        yield* notifier.committed
-        return json(exit.value.status, exit.value.body)
-      }
-
-      const failure = Cause.failureOption(exit.cause)
-      if (Option.isSome(failure) && isPlatformError(failure.value)) {
-        const error = apiErrorOf(failure.value)
-        const body = errorBodyText(error)
-        if (IdempotencyKey.isRecordable(error.status)) {
-          const response = { status: error.status, headers: { "Content-Type": "application/json" }, body }
-          yield* sql.withTransaction(recordResponse({ ...claim, response })).pipe(Effect.ignore)
-        } else {
-          yield* releaseKey(claim).pipe(Effect.ignore)
+        const { replayed, response } = exit.value
+        if (replayed) {
+          yield* Metric.increment(idempotencyReplays)
+          return json(response.status, response.body, { ...response.headers, "Idempotent-Replayed": "true" })
         }
-        return json(error.status, body)
+        // Consumers are told after the outer commit: inside it, the unit of work's own signal came too early.
+        if (response.status < 300) yield* notifier.committed
+        return json(response.status, response.body)
       }
-      if (Option.isSome(failure) && failure.value instanceof ClaimLost) {
-        // Our lease ran out and another request took the key over; our transaction rolled back.
-        return yield* Effect.fail(
-          new ApiError({
-            status: 409,
-            errors: [entryOf("IK1002", "a request with this Idempotency-Key is in progress")],
-          }),
-        )
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure) && failure.value instanceof Unrecorded) {
+        const error = failure.value.error
+        if (error instanceof ApiError) return json(error.status, errorBodyText(error))
+        // A failure of ours (the database): answered by the error middleware; nothing committed.
+        return yield* Effect.fail(error as E)
       }
-      // A failure of ours: nothing committed; free the key so the client's retry can execute.
-      yield* releaseKey(claim).pipe(Effect.ignore)
+      // The claim refused (IK1001, IK1002) or the database failed around it: nothing committed.
       return yield* Effect.failCause(exit.cause)
     }),
   )

@@ -73,26 +73,25 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
         }),
       )
     })
+    // Answers made here, before routing, never pass the pre-response handlers: they get the headers directly.
+    const refused = (error: ApiError) =>
+      Effect.map(errorResponse(withOAuthFields(path, error)), (response) =>
+        HttpServerResponse.setHeaders(response, { "X-Request-Id": requestId, "Api-Version": API_VERSION }),
+      )
     const handled =
       Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-        ? errorResponse(
-            withOAuthFields(
-              path,
-              new ApiError({
-                status: 413,
-                errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
-              }),
-            ),
+        ? refused(
+            new ApiError({
+              status: 413,
+              errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
+            }),
           )
         : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
-          ? errorResponse(
-              withOAuthFields(
-                path,
-                new ApiError({
-                  status: 415,
-                  errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
-                }),
-              ),
+          ? refused(
+              new ApiError({
+                status: 415,
+                errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+              }),
             )
           : app.pipe(
               // A body sent without Content-Length (chunked) is capped while it is read.

@@ -8,6 +8,7 @@ import { type LedgerState, noAccount } from "./state.js"
 export * from "./commands.js"
 export type { LedgerError } from "./decide.js"
 export * from "./events.js"
+export * from "./snapshot.js"
 export * from "./state.js"
 export * from "./transaction.js"
 export { decide, evolve }

@@ -8,6 +8,7 @@ import { type UserState, unregistered } from "./state.js"
 export * from "./commands.js"
 export { ensureStandingWritable, ensureWritable, type UserError } from "./decide.js"
 export * from "./events.js"
+export * from "./snapshot.js"
 export * from "./state.js"
 export { decide, evolve }
 

@@ -1,6 +1,7 @@
 export * from "./access-token.js"
 export * from "./authenticate-bearer.js"
 export * from "./authenticate-client.js"
+export * from "./bearer-tokens.js"
 export * from "./client-secret.js"
 export * from "./insert-access-token.js"
 export * from "./issue-token.js"

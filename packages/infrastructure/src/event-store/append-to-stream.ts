@@ -14,6 +14,8 @@ export interface AppendRequest<Event> {
   readonly events: ReadonlyArray<Event>
   readonly catalog: EventCatalog<Event>
   readonly context: AppendContext
+  /** The stream's state after these events, as JSON, kept beside the stream (see migration 0011). */
+  readonly snapshot?: unknown
 }
 
 /** Where the appended events landed. */
@@ -28,7 +30,16 @@ export interface AppendResult<Event> {
 // one round trip, atomic without a transaction of its own, and a concurrent writer at the same expected
 // version finds the row changed (it waits on the row lock, re-checks the version, and bumps nothing), so
 // exactly one of them inserts.
-const APPEND = "SELECT * FROM append_to_stream($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+/**
+ * The call of the append function with its parameters numbered from `first`: 14 of them, or 15 with a
+ * snapshot (the overload of migration 0011, which also stores it; without one the plain function is called,
+ * one PL/pgSQL frame fewer).
+ */
+export const appendFunctionCall = (first: number, withSnapshot: boolean) => {
+  const params = Array.from({ length: withSnapshot ? 15 : 14 }, (_, i) => `$${first + i}`)
+  if (withSnapshot) params[14] = `${params[14]}::jsonb`
+  return `append_to_stream(${params.join(", ")})`
+}
 
 const expectation = (expected: ExpectedVersion) =>
   ExpectedVersion.$match(expected, {
@@ -37,13 +48,74 @@ const expectation = (expected: ExpectedVersion) =>
     Any: () => ["any", null] as const,
   })
 
+/** One stream's append as the call's parameters (see appendFunctionCall), and what recording it needs. */
+export const appendCall = <Event>(request: AppendRequest<Event>, now: DateTime.Utc) => {
+  const { streamId, expected, events, catalog, context } = request
+  const stored = events.map((event) => catalog.encode(event))
+  const eventIds = stored.map(() => uuidV7())
+  const [mode, expectedVersion] = expectation(expected)
+  const params = [
+    streamId,
+    categoryOf(streamId),
+    context.partnerId,
+    mode,
+    expectedVersion,
+    eventIds,
+    stored.map((event) => event.type),
+    stored.map((event) => event.version),
+    stored.map((event) => JSON.stringify(event.data)),
+    context.requestId,
+    context.idempotencyKey,
+    context.causationId,
+    context.correlationId,
+    DateTime.toDate(now),
+    ...(request.snapshot === undefined ? [] : [JSON.stringify(request.snapshot)]),
+  ]
+  return { params, eventIds, types: stored.map((event) => event.type) }
+}
+
+/** A row the append function returns: one per event appended, none on a version conflict. */
+export interface AppendedRow {
+  readonly appended_position: string
+  readonly appended_transaction: string
+  readonly appended_version: string
+}
+
+/** The result of one stream's append from the rows the function returned for it; a conflict when none. */
+export const appendResultOf = <Event>(
+  request: AppendRequest<Event>,
+  call: { readonly eventIds: ReadonlyArray<string>; readonly types: ReadonlyArray<string> },
+  rows: ReadonlyArray<AppendedRow>,
+  now: DateTime.Utc,
+): Effect.Effect<AppendResult<Event>, StreamVersionConflict> => {
+  const { streamId, expected, events, context } = request
+  const last = rows.at(-1)
+  if (last === undefined) {
+    return Effect.fail(new StreamVersionConflict({ streamId, expected: expectedLabel(expected) }))
+  }
+  const recorded = rows.map(
+    (row, index): RecordedEvent<Event> => ({
+      globalPosition: BigInt(row.appended_position),
+      transactionId: BigInt(row.appended_transaction),
+      streamId,
+      streamVersion: BigInt(row.appended_version),
+      eventId: call.eventIds[index] ?? "",
+      type: call.types[index] ?? "",
+      event: events[index] as Event,
+      context,
+      occurredAt: now,
+    }),
+  )
+  return Effect.succeed({ nextVersion: BigInt(last.appended_version), recorded })
+}
+
 /**
  * Appends events to a stream if it is at the expected version, with their metadata; fails with
  * StreamVersionConflict otherwise, having written nothing. Appending no events is a no-op.
  */
 export const appendToStream = <Event>(request: AppendRequest<Event>) =>
   Effect.gen(function* () {
-    const { streamId, expected, events, catalog, context } = request
+    const { expected, events } = request
     if (events.length === 0) {
       const version = ExpectedVersion.$match(expected, {
         Exact: ({ version }) => version,
@@ -54,48 +126,12 @@ export const appendToStream = <Event>(request: AppendRequest<Event>) =>
     }
     const sql = yield* SqlClient.SqlClient
     const now = yield* DateTime.now
-    const stored = events.map((event) => catalog.encode(event))
-    const eventIds = stored.map(() => uuidV7())
-    const [mode, expectedVersion] = expectation(expected)
-    const params = [
-      streamId,
-      categoryOf(streamId),
-      context.partnerId,
-      mode,
-      expectedVersion,
-      eventIds,
-      stored.map((event) => event.type),
-      stored.map((event) => event.version),
-      stored.map((event) => JSON.stringify(event.data)),
-      context.requestId,
-      context.idempotencyKey,
-      context.causationId,
-      context.correlationId,
-      DateTime.toDate(now),
-    ]
-    const rows = yield* sql.unsafe<{
-      appended_position: string
-      appended_transaction: string
-      appended_version: string
-    }>(APPEND, params)
-    const last = rows.at(-1)
-    if (last === undefined) {
-      return yield* new StreamVersionConflict({ streamId, expected: expectedLabel(expected) })
-    }
-    const recorded = rows.map(
-      (row, index): RecordedEvent<Event> => ({
-        globalPosition: BigInt(row.appended_position),
-        transactionId: BigInt(row.appended_transaction),
-        streamId,
-        streamVersion: BigInt(row.appended_version),
-        eventId: eventIds[index] ?? "",
-        type: stored[index]?.type ?? "",
-        event: events[index] as Event,
-        context,
-        occurredAt: now,
-      }),
+    const call = appendCall(request, now)
+    const rows = yield* sql.unsafe<AppendedRow>(
+      `SELECT * FROM ${appendFunctionCall(1, request.snapshot !== undefined)}`,
+      call.params,
     )
-    return { nextVersion: BigInt(last.appended_version), recorded } satisfies AppendResult<Event>
+    return yield* appendResultOf(request, call, rows, now)
   })
 
 const expectedLabel = (expected: ExpectedVersion) =>

@@ -11,16 +11,18 @@ export interface StreamRead {
 }
 
 /**
- * Reads a partner's stream in order. A stream of another partner reads as absent: tenants never see each
- * other's data, not even its existence.
+ * Reads a partner's stream in order, from the event after version `after` (0: from the start; the version
+ * returned is then `after` when nothing follows it). A stream of another partner reads as absent: tenants
+ * never see each other's data, not even its existence.
  */
-export const readStream = (streamId: StreamId, partnerId: string) =>
+export const readStream = (streamId: StreamId, partnerId: string, after = 0n) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.unsafe<EventRow>(
-      `SELECT ${eventColumns} FROM events WHERE stream_id = $1 AND partner_id = $2 ORDER BY stream_version`,
-      [streamId, partnerId],
+      `SELECT ${eventColumns} FROM events WHERE stream_id = $1 AND partner_id = $2 AND stream_version > $3
+       ORDER BY stream_version`,
+      [streamId, partnerId, String(after)],
     )
     const events = yield* Effect.forEach(rows, decodeEventRow)
-    return { events, version: events.at(-1)?.streamVersion ?? 0n } satisfies StreamRead
+    return { events, version: events.at(-1)?.streamVersion ?? after } satisfies StreamRead
   })

@@ -53,6 +53,65 @@ const upsertClaim = `
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
   ON CONFLICT (partner_id, key) DO UPDATE SET ${stateAssignments}, claim_token = $13, updated_at = $14`
 
+/** What a claim made inside the caller's transaction knows: the key's state as claimed, and the database time. */
+export interface HeldClaim {
+  readonly state: IdempotencyKey.LiveKey
+  readonly now: DateTime.Utc
+}
+
+/** An Execute outcome of a claim inside a transaction, with what recording its response needs. */
+export type HeldOutcome =
+  | (Extract<ClaimOutcome, { _tag: "Execute" }> & { readonly held: HeldClaim })
+  | Extract<ClaimOutcome, { _tag: "Replay" }>
+
+// The claim itself, in whatever transaction runs it: try-lock, read the row, decide, write the claim.
+const claimHere = (request: ClaimKeyRequest) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const command = IdempotencyKey.ClaimKey.make({
+      partnerId: request.partnerId,
+      key: request.key,
+      fingerprint: request.fingerprint,
+      leaseSeconds: request.leaseSeconds,
+      lifetimeSeconds: request.lifetimeSeconds,
+    })
+    // The try-lock serialises claims of one key, including one not yet in the table, without waiting.
+    // It is its own statement so that the next statement's snapshot sees the previous holder's commit.
+    const [lock] = yield* sql<{ locked: boolean; now: Date }>`
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(request)}, 0)) AS locked, now() AS now`
+    if (lock === undefined || !lock.locked) return yield* new IdempotencyKeyInProgress()
+    const now = DateTime.unsafeFromDate(lock.now)
+    // The row is locked by a request recording its response right now: that request is in progress.
+    const rows = yield* sql
+      .unsafe<KeyRow>(
+        `SELECT ${keyColumns} FROM idempotency_keys WHERE partner_id = $1 AND key = $2 FOR UPDATE NOWAIT`,
+        [request.partnerId, request.key],
+      )
+      .pipe(Effect.catchIf(isLockNotAvailable, () => new IdempotencyKeyInProgress()))
+    const state = rows[0] === undefined ? IdempotencyKey.unclaimed : stateOfRow(rows[0])
+    const events = yield* atDatabaseTime(now)(IdempotencyKey.decide(command, state))
+    if (events.length === 0) {
+      if (state._tag !== "Completed") {
+        return yield* Effect.die(new InvariantViolation(`a claim changed nothing on a ${state._tag} key`))
+      }
+      return ClaimOutcome.Replay({ response: state.response }) as HeldOutcome
+    }
+    const next = events.reduce(IdempotencyKey.evolve, state)
+    if (next._tag !== "Claimed") {
+      return yield* Effect.die(new InvariantViolation(`a claim left the key ${next._tag}`))
+    }
+    const claimToken = uuidV7()
+    yield* sql.unsafe(upsertClaim, [
+      request.partnerId,
+      request.key,
+      ...stateValues(next),
+      claimToken,
+      DateTime.toDate(now),
+    ])
+    const takeover = events.some((event) => event._tag === "KeyClaimed" && event.takeover)
+    return { ...ClaimOutcome.Execute({ claimToken, takeover }), held: { state: next, now } } as HeldOutcome
+  })
+
 /**
  * Claims a partner's key for a request, in a short transaction of its own that commits before the business
  * work starts, so that the claim and its lease are visible to every concurrent request meanwhile. Never waits
@@ -74,49 +133,31 @@ export const claimKey = (
     if (Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
       return yield* Effect.die(new InvariantViolation("claimKey must not run inside a transaction"))
     }
-    const command = IdempotencyKey.ClaimKey.make({
-      partnerId: request.partnerId,
-      key: request.key,
-      fingerprint: request.fingerprint,
-      leaseSeconds: request.leaseSeconds,
-      lifetimeSeconds: request.lifetimeSeconds,
-    })
-    const attempt = Effect.gen(function* () {
-      // The try-lock serialises claims of one key, including one not yet in the table, without waiting.
-      // It is its own statement so that the next statement's snapshot sees the previous holder's commit.
-      const [lock] = yield* sql<{ locked: boolean; now: Date }>`
-        SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(request)}, 0)) AS locked, now() AS now`
-      if (lock === undefined || !lock.locked) return yield* new IdempotencyKeyInProgress()
-      const now = DateTime.unsafeFromDate(lock.now)
-      // The row is locked by a request recording its response right now: that request is in progress.
-      const rows = yield* sql
-        .unsafe<KeyRow>(
-          `SELECT ${keyColumns} FROM idempotency_keys WHERE partner_id = $1 AND key = $2 FOR UPDATE NOWAIT`,
-          [request.partnerId, request.key],
-        )
-        .pipe(Effect.catchIf(isLockNotAvailable, () => new IdempotencyKeyInProgress()))
-      const state = rows[0] === undefined ? IdempotencyKey.unclaimed : stateOfRow(rows[0])
-      const events = yield* atDatabaseTime(now)(IdempotencyKey.decide(command, state))
-      if (events.length === 0) {
-        if (state._tag !== "Completed") {
-          return yield* Effect.die(new InvariantViolation(`a claim changed nothing on a ${state._tag} key`))
-        }
-        return ClaimOutcome.Replay({ response: state.response })
-      }
-      const next = events.reduce(IdempotencyKey.evolve, state)
-      if (next._tag !== "Claimed") {
-        return yield* Effect.die(new InvariantViolation(`a claim left the key ${next._tag}`))
-      }
-      const claimToken = uuidV7()
-      yield* sql.unsafe(upsertClaim, [
-        request.partnerId,
-        request.key,
-        ...stateValues(next),
-        claimToken,
-        DateTime.toDate(now),
-      ])
-      const takeover = events.some((event) => event._tag === "KeyClaimed" && event.takeover)
-      return ClaimOutcome.Execute({ claimToken, takeover })
-    })
-    return yield* sql.withTransaction(attempt)
+    const outcome = yield* sql.withTransaction(claimHere(request))
+    return outcome._tag === "Execute"
+      ? ClaimOutcome.Execute({ claimToken: outcome.claimToken, takeover: outcome.takeover })
+      : outcome
   }).pipe(Effect.withSpan("idempotency.claimKey"))
+
+/**
+ * Claims a partner's key inside the caller's (business) transaction, which must record the response in it
+ * with `recordResponse({ ..., held })`: one transaction and one commit per request instead of two. The
+ * claim's advisory lock and row lock hold until that transaction ends, so a concurrent request with the key
+ * still gets IK1002 at once (it never waits), and a request whose process dies leaves nothing behind: its
+ * transaction rolls back, claim included, and the key is free for the retry. Fails as `claimKey` does.
+ */
+export const claimKeyInTransaction = (
+  request: ClaimKeyRequest,
+): Effect.Effect<
+  HeldOutcome,
+  IdempotencyKeyReused | IdempotencyKeyInProgress | SqlError.SqlError,
+  SqlClient.SqlClient
+> =>
+  Effect.gen(function* () {
+    if (Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
+      return yield* Effect.die(
+        new InvariantViolation("claimKeyInTransaction must run inside the business transaction"),
+      )
+    }
+    return yield* claimHere(request)
+  }).pipe(Effect.withSpan("idempotency.claimKeyInTransaction"))

@@ -1,11 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { IdempotencyKey, InvariantViolation } from "@points/domain"
 import { Effect, Option } from "effect"
+import type { HeldClaim } from "./claim-key.js"
 import { type ClaimReference, settleClaim } from "./settle-claim.js"
 
 /** The response a claiming request ended with, for its key. */
 export interface RecordResponseRequest extends ClaimReference {
   readonly response: IdempotencyKey.RecordedResponse
+  /** The claim, when `claimKeyInTransaction` made it in this same transaction (saves reading the key again). */
+  readonly held?: HeldClaim
 }
 
 /**
@@ -29,6 +32,7 @@ export const recordResponse = (request: RecordResponseRequest) =>
     const settled = yield* settleClaim(
       request,
       IdempotencyKey.RecordResponse.make({ partnerId, key, response }),
+      request.held,
     )
     const outcome = settled.state._tag
     if (outcome === "Claimed") {

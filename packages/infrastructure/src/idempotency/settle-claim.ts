@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { IdempotencyKey, InvariantViolation, type PartnerId } from "@points/domain"
 import { DateTime, Effect } from "effect"
+import type { HeldClaim } from "./claim-key.js"
 import { ClaimLost } from "./claim-lost.js"
 import { atDatabaseTime } from "./database-time.js"
 import { type KeyRow, keyColumns, stateAssignments, stateOfRow, stateValues } from "./key-row.js"
@@ -21,19 +22,24 @@ export interface ClaimReference {
 export const settleClaim = (
   claim: ClaimReference,
   command: IdempotencyKey.RecordResponse | IdempotencyKey.ReleaseKey,
+  held?: HeldClaim,
 ) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const lost = new ClaimLost({ partnerId: claim.partnerId, key: claim.key })
-    // FOR UPDATE: a takeover in flight finishes first, and then this read no longer finds our token.
-    const rows = yield* sql.unsafe<KeyRow & { readonly db_now: Date }>(
-      `SELECT ${keyColumns}, now() AS db_now FROM idempotency_keys
-       WHERE partner_id = $1 AND key = $2 AND claim_token = $3 FOR UPDATE`,
-      [claim.partnerId, claim.key, claim.claimToken],
-    )
-    const row = rows[0]
-    if (row === undefined) return yield* lost
-    const state = stateOfRow(row)
+    // Made only when needed: an error captures a stack trace, and most settlements succeed.
+    const lost = () => new ClaimLost({ partnerId: claim.partnerId, key: claim.key })
+    // A claim made in this transaction holds the row since: its state and time need no second read.
+    const row =
+      held === undefined
+        ? // FOR UPDATE: a takeover in flight finishes first, and then this read no longer finds our token.
+          (yield* sql.unsafe<KeyRow & { readonly db_now: Date }>(
+            `SELECT ${keyColumns}, now() AS db_now FROM idempotency_keys
+             WHERE partner_id = $1 AND key = $2 AND claim_token = $3 FOR UPDATE`,
+            [claim.partnerId, claim.key, claim.claimToken],
+          ))[0]
+        : { db_now: DateTime.toDate(held.now) }
+    if (row === undefined) return yield* lost()
+    const state = held === undefined ? stateOfRow(row as KeyRow) : held.state
     // A release after the claim was settled (the caller could not tell whether its commit went through) is
     // a no-op: only a claim still running can be given back.
     if (command._tag === "ReleaseKey" && state._tag !== "Claimed") return { state, changed: false }
@@ -52,6 +58,6 @@ export const settleClaim = (
        RETURNING 1`,
       [claim.partnerId, claim.key, ...stateValues(next), claim.claimToken, row.db_now],
     )
-    if (written.length !== 1) return yield* lost
+    if (written.length !== 1) return yield* lost()
     return { state: next, changed: true }
   })

@@ -9,6 +9,7 @@ import accessTokens from "./0007_access_tokens.js"
 import webhooks from "./0008_webhooks.js"
 import fulfilment from "./0009_fulfilment.js"
 import webhookDeliveries from "./0010_webhook_deliveries.js"
+import writePath from "./0011_write_path.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -22,4 +23,5 @@ export const migrations = Migrator.fromRecord({
   "0008_webhooks": webhooks,
   "0009_fulfilment": fulfilment,
   "0010_webhook_deliveries": webhookDeliveries,
+  "0011_write_path": writePath,
 })

@@ -6,9 +6,9 @@ import { categoryOf, type StreamId } from "../event-store/stream-id.js"
 import { credentialRowOf, upsertCredentials } from "./credentials.js"
 import { orderRowOf, upsertOrders } from "./orders.js"
 import { partnerRowOf, upsertPartners } from "./partners.js"
-import { pointsAccountRowOf, upsertPointsAccounts } from "./points-accounts.js"
+import { pointsAccountRowOf, pointsAccountsUpsert, upsertPointsAccounts } from "./points-accounts.js"
 import { writeWithPublicEvents } from "./public-event-rows.js"
-import { insertTransactions, isMovement, transactionRowOf } from "./transactions.js"
+import { insertTransactions, insertTransactionsAfter, isMovement, transactionRowOf } from "./transactions.js"
 import { linkPointsAccount, upsertUsers, userRowOf } from "./users.js"
 import { deleteWebhookEndpoint, upsertWebhookEndpoints, webhookEndpointRowOf } from "./webhook-endpoints.js"
 
@@ -20,10 +20,11 @@ const writeRow = <Row, E, R>(
   write: (rows: ReadonlyArray<Row>) => Effect.Effect<unknown, E, R>,
 ): Effect.Effect<void, E, R> => (row === null ? Effect.void : Effect.asVoid(write([row])))
 
+// The account row and its new transactions go in one statement (one round trip while the account's stream
+// is locked); the link from the user is written once, when the account opens.
 const projectLedger = (change: StreamChange) =>
   Effect.gen(function* () {
-    const state = change.state as Ledger.LedgerState
-    yield* writeRow(pointsAccountRowOf(change.partnerId, state), upsertPointsAccounts)
+    const account = pointsAccountRowOf(change.partnerId, change.state as Ledger.LedgerState)
     const transactions = []
     for (const recorded of change.events) {
       const event = recorded.event as Ledger.LedgerEvent
@@ -33,7 +34,10 @@ const projectLedger = (change: StreamChange) =>
         transactions.push(transactionRowOf(change.partnerId, recorded.globalPosition, event))
       }
     }
-    if (transactions.length > 0) yield* insertTransactions(transactions)
+    if (transactions.length === 0) return yield* writeRow(account, upsertPointsAccounts)
+    yield* account === null
+      ? insertTransactions(transactions)
+      : insertTransactionsAfter(pointsAccountsUpsert([account]), transactions)
   })
 
 const projectWebhookEndpoint = (change: StreamChange) => {

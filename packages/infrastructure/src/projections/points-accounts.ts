@@ -41,20 +41,27 @@ const upsertStatement = `
     version = EXCLUDED.version
   WHERE points_accounts.partner_id = EXCLUDED.partner_id`
 
+/** The upsert of points account rows as a statement and its parameters, to run alone or before another. */
+export const pointsAccountsUpsert = (rows: ReadonlyArray<PointsAccountRow>) => ({
+  statement: upsertStatement,
+  params: [
+    rows.map((row) => row.id),
+    rows.map((row) => row.user_id),
+    rows.map((row) => row.partner_id),
+    rows.map((row) => row.balance),
+    rows.map((row) => row.status),
+    rows.map((row) => row.created_at),
+    rows.map((row) => row.updated_at),
+    rows.map((row) => row.version),
+  ],
+})
+
 /** Inserts or replaces points account rows by id, in one statement. */
 export const upsertPointsAccounts = (rows: ReadonlyArray<PointsAccountRow>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(upsertStatement, [
-      rows.map((row) => row.id),
-      rows.map((row) => row.user_id),
-      rows.map((row) => row.partner_id),
-      rows.map((row) => row.balance),
-      rows.map((row) => row.status),
-      rows.map((row) => row.created_at),
-      rows.map((row) => row.updated_at),
-      rows.map((row) => row.version),
-    ]),
-  )
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const upsert = pointsAccountsUpsert(rows)
+    return sql.unsafe(upsert.statement, upsert.params)
+  })
 
 interface PointsAccountDatabaseRow {
   readonly id: string

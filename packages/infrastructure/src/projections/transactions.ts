@@ -65,29 +65,50 @@ const insertStatement = `
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::bigint[],
                        $8::text[], $9::text[], $10::uuid[], $11::timestamptz[], $12::bigint[])`
 
+/** The parameters of the insert statement ($1..$12), column by column. */
+export const transactionColumns = (rows: ReadonlyArray<TransactionRow>): ReadonlyArray<unknown> => [
+  rows.map((row) => row.id),
+  rows.map((row) => row.partner_id),
+  rows.map((row) => row.account_id),
+  rows.map((row) => row.user_id),
+  rows.map((row) => row.type),
+  rows.map((row) => row.amount),
+  rows.map((row) => row.balance_after),
+  rows.map((row) => row.reference_id),
+  rows.map((row) => row.description),
+  rows.map((row) => row.order_id),
+  rows.map((row) => row.created_at),
+  rows.map((row) => row.global_position),
+]
+
 /** Inserts transaction rows in one statement; LE0006 when an add or subtract reuses a reference id. */
 export const insertTransactions = (rows: ReadonlyArray<TransactionRow>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(insertStatement, [
-      rows.map((row) => row.id),
-      rows.map((row) => row.partner_id),
-      rows.map((row) => row.account_id),
-      rows.map((row) => row.user_id),
-      rows.map((row) => row.type),
-      rows.map((row) => row.amount),
-      rows.map((row) => row.balance_after),
-      rows.map((row) => row.reference_id),
-      rows.map((row) => row.description),
-      rows.map((row) => row.order_id),
-      rows.map((row) => row.created_at),
-      rows.map((row) => row.global_position),
-    ]),
-  ).pipe(
-    duplicateReferenceAs(
-      "transaction",
-      rows.find((row) => row.type === "add" || row.type === "subtract")?.reference_id ?? "",
-    ),
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(insertStatement, transactionColumns(rows))).pipe(
+    duplicateReferenceAs("transaction", movedReference(rows)),
   )
+
+/**
+ * Inserts transaction rows as `insertTransactions` does, after another statement (a data-modifying CTE with
+ * its own parameters), in the same round trip.
+ */
+export const insertTransactionsAfter = (
+  before: { readonly statement: string; readonly params: ReadonlyArray<unknown> },
+  rows: ReadonlyArray<TransactionRow>,
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`WITH before AS (${before.statement}) ${renumbered(insertStatement, before.params.length)}`, [
+      ...before.params,
+      ...transactionColumns(rows),
+    ]),
+  ).pipe(duplicateReferenceAs("transaction", movedReference(rows)))
+
+// The reference id an add or subtract among the rows carries, to name in LE0006.
+const movedReference = (rows: ReadonlyArray<TransactionRow>) =>
+  rows.find((row) => row.type === "add" || row.type === "subtract")?.reference_id ?? ""
+
+// A statement's $n parameters moved up by `offset`, to follow another statement's in one round trip.
+const renumbered = (statement: string, offset: number) =>
+  statement.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
 
 interface TransactionDatabaseRow {
   readonly id: string

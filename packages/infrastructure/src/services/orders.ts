@@ -13,7 +13,13 @@ import {
 import { Effect, Schema } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { readStream } from "../event-store/read-stream.js"
-import { ledgerStream, orderStream, referenceStream, userStream } from "../event-store/stream-handle.js"
+import {
+  ledgerStream,
+  orderStream,
+  readOnly,
+  referenceStream,
+  userStream,
+} from "../event-store/stream-handle.js"
 import { findOrders, getOrder } from "../projections/orders.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { orderIdOf, userIdOf } from "./resource-ids.js"
@@ -50,7 +56,7 @@ export const placeOrder = (
       runUnitOfWork(
         {
           reference: referenceStream(partnerId, "order", referenceId),
-          user: userStream(userId),
+          user: readOnly(userStream(userId)),
           ledger: ledgerStream(userId),
           order: orderStream(orderId),
         },

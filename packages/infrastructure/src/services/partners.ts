@@ -4,7 +4,7 @@ import { v7 as uuidV7 } from "uuid"
 import { hashClientSecret, newClientSecret } from "../auth/client-secret.js"
 import { revokeClientTokens } from "../auth/revoke-client-tokens.js"
 import type { AppendContext } from "../event-store/recorded-event.js"
-import { credentialStream, partnerStream } from "../event-store/stream-handle.js"
+import { credentialStream, partnerStream, readOnly } from "../event-store/stream-handle.js"
 import { listCredentials } from "../projections/credentials.js"
 import { getPartner, listPartners } from "../projections/partners.js"
 import { getCredential } from "./get-credential.js"
@@ -43,7 +43,7 @@ const ensurePartner = (state: Partner.PartnerState, partnerId: PartnerId) =>
 // (and a partner's credential is only ever written while the partner exists).
 const onCredential = (partner: PartnerId, command: ClientCredential.CredentialCommand) =>
   runUnitOfWork(
-    { partner: partnerStream(partner), credential: credentialStream(command.clientId) },
+    { partner: readOnly(partnerStream(partner)), credential: credentialStream(command.clientId) },
     (s) =>
       Effect.zipRight(
         ensurePartner(s.partner, partner),

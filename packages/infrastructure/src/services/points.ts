@@ -10,7 +10,7 @@ import {
 } from "@points/domain"
 import { Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
-import { ledgerStream, referenceStream, userStream } from "../event-store/stream-handle.js"
+import { ledgerStream, readOnly, referenceStream, userStream } from "../event-store/stream-handle.js"
 import { getPointsAccount } from "../projections/points-accounts.js"
 import { findTransactions, getTransaction } from "../projections/transactions.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
@@ -28,7 +28,7 @@ export const openPointsAccount = (context: RequestContext, userId: string) =>
     const accountId = AccountId.make(uuidV7())
     return yield* writeThenRead(
       runUnitOfWork(
-        { user: userStream(id), ledger: ledgerStream(id) },
+        { user: readOnly(userStream(id)), ledger: ledgerStream(id) },
         (s) =>
           Effect.map(
             Ledger.decide(
@@ -69,7 +69,7 @@ const movePoints = (context: RequestContext, kind: "add" | "subtract", input: Po
       runUnitOfWork(
         {
           reference: referenceStream(partnerId, "transaction", referenceId),
-          user: userStream(userId),
+          user: readOnly(userStream(userId)),
           ledger: ledgerStream(userId),
         },
         (s) =>

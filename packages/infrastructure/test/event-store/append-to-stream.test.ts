@@ -4,6 +4,7 @@ import { Partner, PartnerId } from "@points/domain"
 import { Effect, Either } from "effect"
 import {
   appendToStream,
+  appendToStreams,
   ExpectedVersion,
   partnerStream,
   readStream,
@@ -94,6 +95,38 @@ layer(testDatabase({ poolSize: 50 }))("appendToStream", (it) => {
       }),
     )
   })
+
+  it.effect("appends to several streams in one statement; a conflict on one fails the transaction", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const [first, second] = [newId(), newId()]
+      const request = (partnerId: string, expected: ExpectedVersion, name: string) => ({
+        streamId: partnerStream(partnerId).streamId,
+        expected,
+        events: [registered(partnerId, name)],
+        catalog: Partner.partnerEvents,
+        context: contextFor(partnerId),
+      })
+      const results = yield* appendToStreams([
+        request(first, ExpectedVersion.NoStream(), "A"),
+        request(second, ExpectedVersion.NoStream(), "B"),
+      ])
+      expect(results.map((result) => result.nextVersion)).toEqual([1n, 1n])
+      expect(results[0]?.recorded[0]?.transactionId).toBe(results[1]?.recorded[0]?.transactionId)
+      // The second expectation fails: the first stream's append, made in the same statement, rolls back too.
+      const conflict = yield* Effect.either(
+        sql.withTransaction(
+          appendToStreams([
+            request(first, ExpectedVersion.Exact({ version: 1n }), "A2"),
+            request(second, ExpectedVersion.NoStream(), "B2"),
+          ]),
+        ),
+      )
+      expect(Either.isLeft(conflict) && conflict.left).toBeInstanceOf(StreamVersionConflict)
+      expect((yield* readStream(partnerStream(first).streamId, first)).version).toBe(1n)
+      expect((yield* readStream(partnerStream(second).streamId, second)).version).toBe(1n)
+    }),
+  )
 
   it.effect("hides a stream from other partners and refuses their writes to it", () =>
     Effect.gen(function* () {

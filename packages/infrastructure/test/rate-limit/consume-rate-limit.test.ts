@@ -33,6 +33,23 @@ const consumeMany = (key: string, n: number, policy: { ratePerSecond: number; bu
   Effect.forEach(Array.from({ length: n }), () => consumeRateLimit(key, policy))
 
 layer(testDatabase({ poolSize: 20 }), { excludeTestServices: true })("consumeRateLimit", (it) => {
+  it.effect(
+    "keeps its state in an UNLOGGED table (no WAL, so no flush at commit), which it still reads and writes",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const key = `partner:${newId()}`
+        yield* consumeRateLimit(key, { ratePerSecond: 10, burst: 10 })
+        const [table] = yield* sql<{ persistence: string }>`
+        SELECT relpersistence AS persistence FROM pg_class WHERE relname = 'rate_limits'`
+        expect(table?.persistence).toBe("u")
+        const [row] = yield* sql<{
+          found: number
+        }>`SELECT count(*)::int AS found FROM rate_limits WHERE key = ${key}`
+        expect(row?.found).toBe(1)
+      }),
+  )
+
   it.effect("allows the burst, then refuses with a Retry-After of one emission interval", () =>
     Effect.gen(function* () {
       const key = `partner:${newId()}`

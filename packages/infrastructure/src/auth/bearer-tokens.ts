@@ -1,0 +1,62 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { InvalidToken } from "@points/domain"
+import { Cache, Context, Duration, Effect, Exit, Layer } from "effect"
+import { accessTokenHash, isAccessTokenShaped } from "./access-token.js"
+import { lookupBearer, type Principal } from "./authenticate-bearer.js"
+
+/** How the bearer tokens a process has checked are remembered. */
+export interface BearerTokenCacheOptions {
+  /** How long a valid token is remembered; 0 looks every token up on every request. */
+  readonly ttlSeconds: number
+  /** At most this many tokens are remembered (least recently used go first). */
+  readonly capacity: number
+}
+
+/**
+ * Bearer authentication for every request, with the valid tokens a process has checked remembered briefly
+ * (by their SHA-256, never the token itself), so that a partner's requests do not each pay a lookup. A token
+ * revoked in another process (or expiring) stops working within the cache's lifetime at most; revocations
+ * made through this process forget at once. Invalid tokens are never remembered: each is looked up again.
+ */
+export class BearerTokens extends Context.Tag("@points/infrastructure/BearerTokens")<
+  BearerTokens,
+  {
+    readonly authenticate: (token: string) => Effect.Effect<Principal, InvalidToken | SqlError.SqlError>
+    /** Forgets one token (it was revoked here). */
+    readonly forget: (token: string) => Effect.Effect<void>
+    /** Forgets every token (a credential was revoked here: its tokens are not known by value). */
+    readonly forgetAll: Effect.Effect<void>
+  }
+>() {
+  /** Looks tokens up in the database, remembering valid ones for `ttlSeconds` (never past their expiry). */
+  static readonly layer = (options: BearerTokenCacheOptions) =>
+    Layer.effect(
+      BearerTokens,
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // Uninterruptible: a lookup is shared by every request waiting on it, and an interrupted query would
+        // have its cancel land on the connection's next statement (see the package README).
+        const lookup = (hash: string) =>
+          lookupBearer(hash).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.uninterruptible)
+        const ttlMs = options.ttlSeconds * 1000
+        const cache = yield* Cache.makeWith({
+          capacity: options.capacity,
+          lookup,
+          timeToLive: (exit) =>
+            Exit.isSuccess(exit) ? Duration.millis(Math.max(0, Math.min(ttlMs, exit.value.expiresInMs))) : 0,
+        })
+        const authenticate = (token: string) =>
+          isAccessTokenShaped(token)
+            ? Effect.map(
+                ttlMs === 0 ? lookup(accessTokenHash(token)) : cache.get(accessTokenHash(token)),
+                (found) => found.principal,
+              )
+            : Effect.fail(new InvalidToken({ reason: "malformed" }))
+        return {
+          authenticate,
+          forget: (token: string) => cache.invalidate(accessTokenHash(token)),
+          forgetAll: cache.invalidateAll,
+        }
+      }),
+    )
+}

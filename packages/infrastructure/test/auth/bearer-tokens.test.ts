@@ -1,0 +1,69 @@
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { BearerTokens, issueToken, revokeToken } from "../../src/index.js"
+import { serviceDatabase } from "../services/service-fixtures.js"
+import { invalidToken, newClient, ttl } from "./auth-fixtures.js"
+
+/** A process's remembered tokens: a fresh cache with this lifetime, built on the test's database. */
+const processWith = (ttlSeconds: number) =>
+  Effect.map(Layer.build(BearerTokens.layer({ ttlSeconds, capacity: 100 })), Context.get(BearerTokens))
+
+/** Polls until the token is refused; fails after `seconds`. */
+const refusedWithin = (tokens: BearerTokens["Type"], token: string, seconds: number) =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + seconds * 1000
+    for (;;) {
+      const refused = yield* Effect.either(tokens.authenticate(token))
+      if (refused._tag === "Left") return { error: refused.left, at: Date.now() }
+      if (Date.now() > deadline) return yield* Effect.die(new Error(`still accepted after ${seconds} s`))
+      yield* Effect.sleep("50 millis")
+    }
+  })
+
+layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => {
+  it.scoped("remembers a valid token; one revoked elsewhere stops working within the cache's lifetime", () =>
+    Effect.gen(function* () {
+      const { credentials } = yield* newClient
+      const token = yield* issueToken(credentials, ttl)
+      const tokens = yield* processWith(1)
+      const principal = yield* tokens.authenticate(token.access_token)
+      // Revoked through another process: this one still remembers the token for at most its lifetime.
+      yield* revokeToken({ ...credentials, token: token.access_token })
+      const revokedAt = Date.now()
+      expect(yield* tokens.authenticate(token.access_token)).toEqual(principal)
+      const refused = yield* refusedWithin(tokens, token.access_token, 3)
+      invalidToken("revoked")(refused.error)
+      expect(refused.at - revokedAt).toBeLessThan(2_000)
+    }),
+  )
+
+  it.scoped("forgets a token revoked through this process at once", () =>
+    Effect.gen(function* () {
+      const { credentials } = yield* newClient
+      const token = yield* issueToken(credentials, ttl)
+      const tokens = yield* processWith(60)
+      yield* tokens.authenticate(token.access_token)
+      yield* revokeToken({ ...credentials, token: token.access_token })
+      yield* tokens.forget(token.access_token)
+      invalidToken("revoked")(yield* Effect.flip(tokens.authenticate(token.access_token)))
+      const other = yield* issueToken(credentials, ttl)
+      yield* tokens.authenticate(other.access_token)
+      yield* revokeToken({ ...credentials, token: other.access_token })
+      yield* tokens.forgetAll
+      invalidToken("revoked")(yield* Effect.flip(tokens.authenticate(other.access_token)))
+    }),
+  )
+
+  it.scoped("never remembers a token past its expiry, nor a token it refused", () =>
+    Effect.gen(function* () {
+      const { credentials } = yield* newClient
+      const tokens = yield* processWith(60)
+      const shortLived = yield* issueToken(credentials, { ttlSeconds: 1 })
+      yield* tokens.authenticate(shortLived.access_token)
+      const refused = yield* refusedWithin(tokens, shortLived.access_token, 5)
+      invalidToken("expired")(refused.error)
+      invalidToken("unknown")(yield* Effect.flip(tokens.authenticate(`pos_at_${"A".repeat(43)}`)))
+      invalidToken("malformed")(yield* Effect.flip(tokens.authenticate("not-a-token")))
+    }),
+  )
+})
