@@ -77,8 +77,13 @@ const claimHere = (request: ClaimKeyRequest) =>
     })
     // The try-lock serialises claims of one key, including one not yet in the table, without waiting.
     // It is its own statement so that the next statement's snapshot sees the previous holder's commit.
+    // The lease, for a claim held by the business transaction itself: PostgreSQL ends a transaction left idle
+    // longer than the lease (its process hung, or vanished without closing the socket), which rolls the claim
+    // back, so the key is taken over after the lease, as DESIGN.md section 4 says (a killed process's claim
+    // goes at once, with its connection). Transaction-local, so the pooled connection keeps no such limit.
     const [lock] = yield* sql<{ locked: boolean; now: Date }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(request)}, 0)) AS locked, now() AS now`
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(request)}, 0)) AS locked, now() AS now,
+             set_config('idle_in_transaction_session_timeout', ${String(request.leaseSeconds * 1000)}, true)`
     if (lock === undefined || !lock.locked) return yield* new IdempotencyKeyInProgress()
     const now = DateTime.unsafeFromDate(lock.now)
     // The row is locked by a request recording its response right now: that request is in progress.

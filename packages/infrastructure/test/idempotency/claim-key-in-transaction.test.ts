@@ -3,6 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { IdempotencyKeyInProgress, IdempotencyKeyReused } from "@points/domain"
 import { Deferred, Effect, Either, Fiber } from "effect"
 import { ClaimOutcome, claimKeyInTransaction, recordResponse } from "../../src/index.js"
+import { eventually } from "../../src/testing/index.js"
 import {
   claimOf,
   effectsOf,
@@ -47,6 +48,37 @@ layer(idempotencyTestDatabase({ poolSize: 10 }), { excludeTestServices: true })(
         )
         expect(other).toEqual(new IdempotencyKeyReused({ differs: ["body"] }))
         expect(yield* effectsOf({ partnerId, key })).toEqual(["once"])
+      }),
+    )
+
+    it.effect("takes a claim over after its lease when the claiming transaction hangs idle", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const partnerId = newPartner()
+        const key = newKey()
+        const claimed = yield* Deferred.make<void>()
+        // A request that claims the key and then never speaks to the database again (a hung process).
+        const hung = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.zipRight(
+              claimKeyInTransaction(claimOf(partnerId, key, { leaseSeconds: 1 })),
+              Effect.zipRight(Deferred.succeed(claimed, undefined), Effect.never),
+            ),
+          ),
+        )
+        yield* Deferred.await(claimed)
+        const busy = yield* Effect.flip(sql.withTransaction(claimKeyInTransaction(claimOf(partnerId, key))))
+        expect(busy).toEqual(new IdempotencyKeyInProgress())
+        // After the lease the server ends the hung transaction; the claim rolls back with it and a retry runs.
+        const taken = yield* eventually(
+          Effect.map(
+            Effect.either(sql.withTransaction(claimKeyInTransaction(claimOf(partnerId, key)))),
+            (r) => (Either.isRight(r) ? r.right._tag : "busy"),
+          ),
+          (outcome) => outcome === "Execute",
+        )
+        expect(taken).toBe("Execute")
+        yield* Fiber.interrupt(hung)
       }),
     )
 
