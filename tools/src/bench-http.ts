@@ -48,6 +48,8 @@ const SECONDS = integerSetting("BENCH_SECONDS", 20, 600)
 /** Accounts credited; the issue asks for one (every request on one ledger stream), more show what that costs. */
 const USERS = integerSetting("BENCH_USERS", 1, 1000)
 const WARM_UP_SECONDS = SECONDS >= 10 ? 3 : 1
+/** Extra node arguments for the API process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/profile` to profile it. */
+const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 const CONNECTIONS = 64
 const POOL_SIZE = 10
 /** The rate limiter is set out of the way, but it still runs its statement on every request, as in production. */
@@ -118,7 +120,7 @@ const buildApi = () => {
 const benchmark = async () => {
   buildApi()
   const apiPort = await freePort()
-  const api = startNode("API", ["apps/api/dist/main.js"], {
+  const api = startNode("API", [...API_NODE_ARGS, "apps/api/dist/main.js"], {
     cwd: repositoryRoot,
     env: environment({
       DATA_DIR: dataDir,

@@ -7,8 +7,9 @@ import { credentialRowOf, upsertCredentials } from "./credentials.js"
 import { orderRowOf, upsertOrders } from "./orders.js"
 import { partnerRowOf, upsertPartners } from "./partners.js"
 import { pointsAccountRowOf, pointsAccountsUpsert, upsertPointsAccounts } from "./points-accounts.js"
-import { writeWithPublicEvents } from "./public-event-rows.js"
-import { insertTransactions, insertTransactionsAfter, isMovement, transactionRowOf } from "./transactions.js"
+import { ledgerPublicEventRows, writeWithPublicEvents } from "./public-event-rows.js"
+import { insertPublicEvents, publicEventsInsert } from "./public-events.js"
+import { insertTransactionsAfter, isMovement, transactionRowOf } from "./transactions.js"
 import { linkPointsAccount, upsertUsers, userRowOf } from "./users.js"
 import { deleteWebhookEndpoint, upsertWebhookEndpoints, webhookEndpointRowOf } from "./webhook-endpoints.js"
 
@@ -20,8 +21,8 @@ const writeRow = <Row, E, R>(
   write: (rows: ReadonlyArray<Row>) => Effect.Effect<unknown, E, R>,
 ): Effect.Effect<void, E, R> => (row === null ? Effect.void : Effect.asVoid(write([row])))
 
-// The account row and its new transactions go in one statement (one round trip while the account's stream
-// is locked); the link from the user is written once, when the account opens.
+// The account row, its new transactions and their public events go in one statement (one round trip while
+// the account's stream is locked); the link from the user is written once, when the account opens.
 const projectLedger = (change: StreamChange) =>
   Effect.gen(function* () {
     const account = pointsAccountRowOf(change.partnerId, change.state as Ledger.LedgerState)
@@ -34,10 +35,19 @@ const projectLedger = (change: StreamChange) =>
         transactions.push(transactionRowOf(change.partnerId, recorded.globalPosition, event))
       }
     }
-    if (transactions.length === 0) return yield* writeRow(account, upsertPointsAccounts)
-    yield* account === null
-      ? insertTransactions(transactions)
-      : insertTransactionsAfter(pointsAccountsUpsert([account]), transactions)
+    const announced = ledgerPublicEventRows(change)
+    if (transactions.length === 0) {
+      yield* writeRow(account, upsertPointsAccounts)
+      if (announced.length > 0) yield* insertPublicEvents(announced)
+      return
+    }
+    yield* insertTransactionsAfter(
+      [
+        ...(account === null ? [] : [pointsAccountsUpsert([account])]),
+        ...(announced.length === 0 ? [] : [publicEventsInsert(announced)]),
+      ],
+      transactions,
+    )
   })
 
 const projectWebhookEndpoint = (change: StreamChange) => {
@@ -62,7 +72,7 @@ export const projectStreamChange = (change: StreamChange) => {
         writeRow(userRowOf(change.partnerId, change.state as User.UserState), upsertUsers),
       )
     case "ledger":
-      return writeWithPublicEvents("ledger", change, projectLedger(change))
+      return projectLedger(change)
     case "order":
       return writeWithPublicEvents(
         "order",

@@ -18,18 +18,25 @@ const insertStatement = `
   INSERT INTO public_events (id, partner_id, type, occurred_at, data, global_position)
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[])`
 
+/** The insert of public event rows as a statement and its parameters, to run alone or before another. */
+export const publicEventsInsert = (rows: ReadonlyArray<PublicEventRow>) => ({
+  statement: insertStatement,
+  params: [
+    rows.map((row) => row.id),
+    rows.map((row) => row.partner_id),
+    rows.map((row) => row.type),
+    rows.map((row) => row.occurred_at),
+    rows.map((row) => JSON.stringify(row.data)),
+    rows.map((row) => row.global_position),
+  ],
+})
+
 /** Appends public event rows in one statement (the table is append-only: a second row of an id fails). */
 export const insertPublicEvents = (rows: ReadonlyArray<PublicEventRow>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(insertStatement, [
-      rows.map((row) => row.id),
-      rows.map((row) => row.partner_id),
-      rows.map((row) => row.type),
-      rows.map((row) => row.occurred_at),
-      rows.map((row) => JSON.stringify(row.data)),
-      rows.map((row) => row.global_position),
-    ]),
-  )
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const insert = publicEventsInsert(rows)
+    return sql.unsafe(insert.statement, insert.params)
+  })
 
 /** What `publicEventOf` needs of a `public_events` row, as PostgreSQL returns it (or as written). */
 export interface StoredPublicEvent {

@@ -87,20 +87,31 @@ export const insertTransactions = (rows: ReadonlyArray<TransactionRow>) =>
     duplicateReferenceAs("transaction", movedReference(rows)),
   )
 
+/** A statement and its parameters ($1..$n), to run alone or as a data-modifying CTE before another. */
+export interface StatementPart {
+  readonly statement: string
+  readonly params: ReadonlyArray<unknown>
+}
+
 /**
- * Inserts transaction rows as `insertTransactions` does, after another statement (a data-modifying CTE with
- * its own parameters), in the same round trip.
+ * Inserts transaction rows as `insertTransactions` does, after other statements (data-modifying CTEs with
+ * their own parameters), in the same round trip.
  */
 export const insertTransactionsAfter = (
-  before: { readonly statement: string; readonly params: ReadonlyArray<unknown> },
+  before: ReadonlyArray<StatementPart>,
   rows: ReadonlyArray<TransactionRow>,
 ) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(`WITH before AS (${before.statement}) ${renumbered(insertStatement, before.params.length)}`, [
-      ...before.params,
-      ...transactionColumns(rows),
-    ]),
-  ).pipe(duplicateReferenceAs("transaction", movedReference(rows)))
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const ctes: Array<string> = []
+    const params: Array<unknown> = []
+    for (const [index, part] of before.entries()) {
+      ctes.push(`before_${index} AS (${renumbered(part.statement, params.length)})`)
+      params.push(...part.params)
+    }
+    const insert = renumbered(insertStatement, params.length)
+    params.push(...transactionColumns(rows))
+    return sql.unsafe(ctes.length === 0 ? insert : `WITH ${ctes.join(", ")} ${insert}`, params)
+  }).pipe(duplicateReferenceAs("transaction", movedReference(rows)))
 
 // The reference id an add or subtract among the rows carries, to name in LE0006.
 const movedReference = (rows: ReadonlyArray<TransactionRow>) =>
@@ -108,7 +119,7 @@ const movedReference = (rows: ReadonlyArray<TransactionRow>) =>
 
 // A statement's $n parameters moved up by `offset`, to follow another statement's in one round trip.
 const renumbered = (statement: string, offset: number) =>
-  statement.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
+  offset === 0 ? statement : statement.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
 
 interface TransactionDatabaseRow {
   readonly id: string
@@ -125,6 +136,24 @@ interface TransactionDatabaseRow {
 
 const columns =
   "id, account_id, user_id, type, amount, balance_after, reference_id, description, order_id, created_at"
+
+/**
+ * The resource of a transaction row as the projection writes it: what its GET answers once the row is
+ * committed (a transaction never changes), so a write can answer it without reading it back.
+ */
+export const transactionResourceOf = (row: TransactionRow): TransactionResource => ({
+  id: row.id,
+  account_id: row.account_id,
+  user_id: row.user_id,
+  type: row.type,
+  amount: row.amount,
+  balance_after: row.balance_after,
+  reference_id: row.reference_id,
+  description: row.description,
+  order_id: row.order_id,
+  created_at: row.created_at,
+  version: 1,
+})
 
 const toResource = (row: TransactionDatabaseRow): TransactionResource => ({
   id: row.id,

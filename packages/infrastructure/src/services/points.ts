@@ -1,5 +1,6 @@
 import {
   AccountId,
+  InvariantViolation,
   Ledger,
   type Points,
   Reference,
@@ -12,7 +13,13 @@ import { Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { ledgerStream, readOnly, referenceStream, userStream } from "../event-store/stream-handle.js"
 import { getPointsAccount } from "../projections/points-accounts.js"
-import { findTransactions, getTransaction } from "../projections/transactions.js"
+import {
+  findTransactions,
+  getTransaction,
+  isMovement,
+  transactionResourceOf,
+  transactionRowOf,
+} from "../projections/transactions.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { userIdOf } from "./resource-ids.js"
 import { runUnitOfWork } from "./run-unit-of-work.js"
@@ -57,7 +64,8 @@ export interface PointsMovementInput {
 
 // One movement: the partner's reference id is reserved for the transaction and the ledger decides, in one unit
 // of work. The reservation is decided first, so a retry of a movement that was recorded is LE0006 (read the
-// outcome by reference id) even if the user changed since.
+// outcome by reference id) even if the user changed since. The answer is the transaction the recorded event
+// makes (a transaction never changes): what its GET answers, without reading it back.
 const movePoints = (context: RequestContext, kind: "add" | "subtract", input: PointsMovementInput) =>
   Effect.gen(function* () {
     const userId: UserId = yield* userIdOf(input.user_id)
@@ -101,7 +109,16 @@ const movePoints = (context: RequestContext, kind: "add" | "subtract", input: Po
           }),
         appendContextOf(context),
       ),
-      () => getTransaction(partnerId, transactionId),
+      (outcome) => {
+        const recorded = outcome.appended.ledger.find((item) => isMovement(item.event))
+        return recorded === undefined
+          ? Effect.die(new InvariantViolation("a points movement appended no movement event"))
+          : Effect.succeed(
+              transactionResourceOf(
+                transactionRowOf(partnerId, recorded.globalPosition, recorded.event as Ledger.MovementEvent),
+              ),
+            )
+      },
     )
   })
 
