@@ -53,6 +53,18 @@ const upsertClaim = `
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
   ON CONFLICT (partner_id, key) DO UPDATE SET ${stateAssignments}, claim_token = $13, updated_at = $14`
 
+// A new key's claim, written only if the key has no row. The statement's snapshot is taken after the
+// try-lock, so it sees every earlier claim of the key (all are made under that lock); a row being written
+// right now by a request recording its response is visible as it was, and the insert does not wait for it.
+const insertNewClaim = `
+  INSERT INTO idempotency_keys (partner_id, key, state, method, path, body_sha256, first_received_at,
+                                expires_at, lease_expires_at, response_status, response_headers,
+                                response_body, claim_token, updated_at)
+  SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz,
+         $9::timestamptz, $10::integer, $11::jsonb, $12::text, $13::uuid, $14::timestamptz
+  WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE partner_id = $1::uuid AND key = $2::text)
+  ON CONFLICT (partner_id, key) DO NOTHING RETURNING 1`
+
 /** What a claim made inside the caller's transaction knows: the key's state as claimed, and the database time. */
 export interface HeldClaim {
   readonly state: IdempotencyKey.LiveKey
@@ -86,6 +98,37 @@ const claimHere = (request: ClaimKeyRequest) =>
              set_config('idle_in_transaction_session_timeout', ${String(request.leaseSeconds * 1000)}, true)`
     if (lock === undefined || !lock.locked) return yield* new IdempotencyKeyInProgress()
     const now = DateTime.unsafeFromDate(lock.now)
+    const claimToken = uuidV7()
+    const decideOn = (state: IdempotencyKey.IdempotencyKeyState) =>
+      Effect.gen(function* () {
+        const events = yield* atDatabaseTime(now)(IdempotencyKey.decide(command, state))
+        return { events, next: events.reduce(IdempotencyKey.evolve, state) }
+      })
+    const executed = (events: ReadonlyArray<IdempotencyKey.IdempotencyKeyEvent>, next: IdempotencyKey.LiveKey) =>
+      ({
+        ...ClaimOutcome.Execute({
+          claimToken,
+          takeover: events.some((event) => event._tag === "KeyClaimed" && event.takeover),
+        }),
+        held: { state: next, now },
+      }) as HeldOutcome
+    const claimValues = (next: IdempotencyKey.LiveKey) => [
+      request.partnerId,
+      request.key,
+      ...stateValues(next),
+      claimToken,
+      DateTime.toDate(now),
+    ]
+
+    // Most keys are new: the claim an unclaimed key leads to is inserted if the key has no row (one round
+    // trip); otherwise the row is read and decided on.
+    const fresh = yield* decideOn(IdempotencyKey.unclaimed)
+    if (fresh.next._tag !== "Claimed") {
+      return yield* Effect.die(new InvariantViolation(`a claim left an unclaimed key ${fresh.next._tag}`))
+    }
+    const inserted = yield* sql.unsafe(insertNewClaim, claimValues(fresh.next))
+    if (inserted.length === 1) return executed(fresh.events, fresh.next)
+
     // The row is locked by a request recording its response right now: that request is in progress.
     const rows = yield* sql
       .unsafe<KeyRow>(
@@ -93,28 +136,20 @@ const claimHere = (request: ClaimKeyRequest) =>
         [request.partnerId, request.key],
       )
       .pipe(Effect.catchIf(isLockNotAvailable, () => new IdempotencyKeyInProgress()))
+    // The row vanished in between (the reaper removed an expired key): it is decided on as unclaimed.
     const state = rows[0] === undefined ? IdempotencyKey.unclaimed : stateOfRow(rows[0])
-    const events = yield* atDatabaseTime(now)(IdempotencyKey.decide(command, state))
+    const { events, next } = yield* decideOn(state)
     if (events.length === 0) {
       if (state._tag !== "Completed") {
         return yield* Effect.die(new InvariantViolation(`a claim changed nothing on a ${state._tag} key`))
       }
       return ClaimOutcome.Replay({ response: state.response }) as HeldOutcome
     }
-    const next = events.reduce(IdempotencyKey.evolve, state)
     if (next._tag !== "Claimed") {
       return yield* Effect.die(new InvariantViolation(`a claim left the key ${next._tag}`))
     }
-    const claimToken = uuidV7()
-    yield* sql.unsafe(upsertClaim, [
-      request.partnerId,
-      request.key,
-      ...stateValues(next),
-      claimToken,
-      DateTime.toDate(now),
-    ])
-    const takeover = events.some((event) => event._tag === "KeyClaimed" && event.takeover)
-    return { ...ClaimOutcome.Execute({ claimToken, takeover }), held: { state: next, now } } as HeldOutcome
+    yield* sql.unsafe(upsertClaim, claimValues(next))
+    return executed(events, next)
   })
 
 /**
