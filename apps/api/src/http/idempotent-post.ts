@@ -8,6 +8,7 @@ import {
   LogNotifier,
   type RequestContext,
   recordResponse,
+  unitOfWorkSavepoint,
 } from "@points/infrastructure"
 import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
 import { v7 as uuidV7 } from "uuid"
@@ -56,6 +57,33 @@ class Unrecorded<E> {
   constructor(readonly error: E | ApiError) {}
 }
 
+// The business effect failed in a transaction without savepoints: it rolls back, and runs again with them.
+class RunWithSavepoints {}
+
+const runsWithoutSavepoints = (cause: Cause.Cause<unknown>) =>
+  Option.exists(Cause.failureOption(cause), (error) => error instanceof RunWithSavepoints)
+
+/**
+ * Runs a request's transaction first without savepoints (the claim, the business effect and the response
+ * each one round trip cheaper); if the business effect fails at all, that transaction rolls back (a failed
+ * statement may have aborted it) and the request runs again with them, where a refusal is recorded beside
+ * the claim and a version conflict is retried inside its unit of work. Nothing of the first run remains.
+ */
+const withSavepointsOnFailure = <A, E, R>(run: (savepoints: boolean) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.exit(run(false)), (exit) =>
+    Exit.isFailure(exit) && runsWithoutSavepoints(exit.cause) ? run(true) : exit,
+  )
+
+// The business effect, with savepoints or failing as RunWithSavepoints on any failure (see above).
+const businessEffect = <A, E, R>(effect: Effect.Effect<A, E, R>, savepoints: boolean, sql: SqlClient.SqlClient) =>
+  savepoints
+    ? Effect.either(sql.withTransaction(effect))
+    : effect.pipe(
+        Effect.locally(unitOfWorkSavepoint, false),
+        Effect.mapError(() => new RunWithSavepoints()),
+        Effect.map(Either.right),
+      )
+
 const json = (status: number, body: string, headers: Readonly<Record<string, string>> = {}) =>
   HttpServerResponse.text(body, { status, contentType: "application/json", headers })
 
@@ -83,7 +111,13 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
 
       if (Option.isNone(parsed)) {
         const context: RequestContext = { partnerId, requestId, idempotencyKey: uuidV7() }
-        const result = yield* sql.withTransaction(post.run(context))
+        const result = yield* withSavepointsOnFailure((savepoints) =>
+          sql.withTransaction(
+            savepoints
+              ? post.run(context)
+              : Effect.flatten(businessEffect(post.run(context), false, sql)),
+          ),
+        )
         yield* notifier.committed
         return json(post.successStatus, JSON.stringify(encode(result)))
       }
@@ -109,28 +143,30 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
         body,
       })
 
-      // One transaction: the claim, the business effect (in a savepoint, so a refusal leaves the claim
-      // standing) and the recorded response commit together or not at all. Anything not recorded (422, 5xx,
-      // a crash) rolls the whole transaction back, claim included: the key is free again.
+      // One transaction: the claim, the business effect (run again in a savepoint if it fails, so that a
+      // refusal leaves the claim standing) and the recorded response commit together or not at all. Anything
+      // not recorded (422, 5xx, a crash) rolls the whole transaction back, claim included: the key is free.
       const exit = yield* Effect.exit(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const outcome = yield* claimKeyInTransaction(claimRequest)
-            if (outcome._tag === "Replay") return { replayed: true, response: outcome.response } as const
-            const claim = { partnerId, key, claimToken: outcome.claimToken, held: outcome.held }
-            const result = yield* Effect.either(sql.withTransaction(post.run(context)))
-            if (Either.isRight(result)) {
-              const response = recorded(post.successStatus, JSON.stringify(encode(result.right)))
+        withSavepointsOnFailure((savepoints) =>
+          sql.withTransaction(
+            Effect.gen(function* () {
+              const outcome = yield* claimKeyInTransaction(claimRequest)
+              if (outcome._tag === "Replay") return { replayed: true, response: outcome.response } as const
+              const claim = { partnerId, key, claimToken: outcome.claimToken, held: outcome.held }
+              const result = yield* businessEffect(post.run(context), savepoints, sql)
+              if (Either.isRight(result)) {
+                const response = recorded(post.successStatus, JSON.stringify(encode(result.right)))
+                yield* recordResponse({ ...claim, response })
+                return { replayed: false, response } as const
+              }
+              if (!isPlatformError(result.left)) return yield* Effect.fail(new Unrecorded(result.left))
+              const error = apiErrorOf(result.left)
+              if (!IdempotencyKey.isRecordable(error.status)) return yield* Effect.fail(new Unrecorded(error))
+              const response = recorded(error.status, errorBodyText(error))
               yield* recordResponse({ ...claim, response })
               return { replayed: false, response } as const
-            }
-            if (!isPlatformError(result.left)) return yield* Effect.fail(new Unrecorded(result.left))
-            const error = apiErrorOf(result.left)
-            if (!IdempotencyKey.isRecordable(error.status)) return yield* Effect.fail(new Unrecorded(error))
-            const response = recorded(error.status, errorBodyText(error))
-            yield* recordResponse({ ...claim, response })
-            return { replayed: false, response } as const
-          }),
+            }),
+          ),
         ),
       )
       if (Exit.isSuccess(exit)) {

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { type Decider, InvariantViolation } from "@points/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, FiberRef, Option, Schema } from "effect"
 import type { AppendRequest } from "./append-to-stream.js"
 import { appendToStreams } from "./append-to-streams.js"
 import { expectVersion } from "./expected-version.js"
@@ -29,6 +29,14 @@ export interface Outcome<Streams> {
 
 /** How many times a decision is retried when another writer changed one of its streams in between. */
 export const DEFAULT_MAX_ATTEMPTS = 5
+
+/**
+ * Whether a unit of work inside a caller's transaction runs in a savepoint of its own, retried there on a
+ * version conflict (true, the default), or directly in the caller's transaction (false): one round trip less,
+ * and every failure, a conflict included, is left to the caller, who must then roll its whole transaction
+ * back (a failed statement has aborted it) and may run it again with savepoints.
+ */
+export const unitOfWorkSavepoint = FiberRef.unsafeMake(true)
 
 // A stream only read that did not exist at load had no row to lock: it must still not exist at commit.
 const stillAbsent = (streamId: string, partnerId: string) =>
@@ -175,12 +183,16 @@ export const decideAndAppend = <Streams extends Record<string, AnyStreamHandle>,
     })
 
     const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
-    const outcome = yield* sql.withTransaction(attempt).pipe(
-      Effect.retry({
-        while: (error) => error instanceof StreamVersionConflict || isDeadlock(error),
-        times: maxAttempts - 1,
-      }),
-    )
+    const inCallersTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+    const outcome =
+      inCallersTransaction && !(yield* FiberRef.get(unitOfWorkSavepoint))
+        ? yield* attempt
+        : yield* sql.withTransaction(attempt).pipe(
+            Effect.retry({
+              while: (error) => error instanceof StreamVersionConflict || isDeadlock(error),
+              times: maxAttempts - 1,
+            }),
+          )
     yield* notifier.committed
     return outcome
   })
