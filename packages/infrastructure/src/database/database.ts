@@ -6,6 +6,7 @@ import { type ConfigError, Effect, Layer, Option, type Redacted, Schedule } from
 import { migrations } from "../migrations/index.js"
 import { type DatabaseConfig, databaseConfig } from "./database-config.js"
 import { type EmbeddedServerError, startEmbeddedServer } from "./embedded-server.js"
+import { statementPool } from "./statement-pool.js"
 
 const EMBEDDED_DATABASE = "points"
 
@@ -42,11 +43,14 @@ const serverUrl = (config: DatabaseConfig) =>
 
 /** A pooled client of the database at `url`, with every migration applied. */
 export const databaseAt = (url: Redacted.Redacted, options: { readonly poolSize: number }) => {
-  const client = PgClient.layer({
-    url,
-    maxConnections: options.poolSize,
+  const client = PgClient.layerFromPool({
+    acquire: statementPool({
+      url,
+      maxConnections: options.poolSize,
+      applicationName: "points-platform",
+      connectTimeout: "10 seconds",
+    }),
     applicationName: "points-platform",
-    connectTimeout: "10 seconds",
   })
   // Two processes starting at once may both try to create the migrations table; the loser retries and then
   // finds every migration applied under the migrator's table lock.

@@ -104,7 +104,10 @@ const claimHere = (request: ClaimKeyRequest) =>
         const events = yield* atDatabaseTime(now)(IdempotencyKey.decide(command, state))
         return { events, next: events.reduce(IdempotencyKey.evolve, state) }
       })
-    const executed = (events: ReadonlyArray<IdempotencyKey.IdempotencyKeyEvent>, next: IdempotencyKey.LiveKey) =>
+    const executed = (
+      events: ReadonlyArray<IdempotencyKey.IdempotencyKeyEvent>,
+      next: IdempotencyKey.LiveKey,
+    ) =>
       ({
         ...ClaimOutcome.Execute({
           claimToken,
