@@ -1,7 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { TransactionResource } from "@points/domain"
 import { PointsApi } from "@points/http-api"
-import { addPoints, getTransactionResource, listTransactions, subtractPoints } from "@points/infrastructure"
+import { Effect } from "effect"
+import {
+  addPoints,
+  addPointsPlan,
+  anyUnitPlan,
+  getTransactionResource,
+  listTransactions,
+  subtractPoints,
+  subtractPointsPlan,
+} from "@points/infrastructure"
 import { forPartner } from "../http/answer.js"
 import { idempotentPost } from "../http/idempotent-post.js"
 import { writeOptions } from "../http/write-options.js"
@@ -17,6 +26,7 @@ export const PointsLive = HttpApiBuilder.group(PointsApi, "points", (handlers) =
           successStatus: 201,
           resource: TransactionResource,
           run: (context) => addPoints(context, payload.transaction),
+          plan: (context) => Effect.map(addPointsPlan(context, payload.transaction), anyUnitPlan),
         }),
       writeOptions,
     )
@@ -28,6 +38,7 @@ export const PointsLive = HttpApiBuilder.group(PointsApi, "points", (handlers) =
           successStatus: 201,
           resource: TransactionResource,
           run: (context) => subtractPoints(context, payload.transaction),
+          plan: (context) => Effect.map(subtractPointsPlan(context, payload.transaction), anyUnitPlan),
         }),
       writeOptions,
     )

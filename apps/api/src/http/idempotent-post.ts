@@ -4,11 +4,13 @@ import { SqlClient } from "@effect/sql"
 import { IdempotencyKey } from "@points/domain"
 import { ApiError, CurrentPrincipal } from "@points/http-api"
 import {
+  type AnyUnitPlan,
   claimKeyInTransaction,
   LogNotifier,
   type RequestContext,
   recordResponse,
   unitOfWorkSavepoint,
+  WriteBatcher,
 } from "@points/infrastructure"
 import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
 import { v7 as uuidV7 } from "uuid"
@@ -27,6 +29,11 @@ export interface IdempotentPost<A, I, E, R> {
   readonly resource: Schema.Schema<A, I>
   /** The business effect; its domain refusals are answered (and recorded), any other failure frees the key. */
   readonly run: (context: RequestContext) => Effect.Effect<A, E, R>
+  /**
+   * The same write as a plan, when it has one: a request with a new key is then written by the write batcher
+   * together with the others that arrive meanwhile (group commit); one it leaves out runs `run` alone.
+   */
+  readonly plan?: (context: RequestContext) => Effect.Effect<AnyUnitPlan, unknown, R>
 }
 
 // JSON with sorted keys, so that `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request.
@@ -142,6 +149,19 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
         headers: { "Content-Type": "application/json" },
         body,
       })
+
+      if (post.plan !== undefined) {
+        const plan = yield* Effect.option(post.plan(context))
+        if (Option.isSome(plan)) {
+          const batcher = yield* WriteBatcher
+          const batched = yield* batcher.submit({
+            plan: plan.value,
+            claim: claimRequest,
+            respond: (answer) => recorded(post.successStatus, JSON.stringify(encode(answer as A))),
+          })
+          if (batched._tag === "Committed") return json(batched.response.status, batched.response.body)
+        }
+      }
 
       // One transaction: the claim, the business effect (run again in a savepoint if it fails, so that a
       // refusal leaves the claim standing) and the recorded response commit together or not at all. Anything

@@ -69,7 +69,7 @@ const snapshotOf = (handle: AnyStreamHandle, stream: LockedStream) => {
  * A locked stream's state and version: from its snapshot, with the events after it folded on top (none when
  * every append kept the snapshot), or from all its events. A stream absent at the lock is at version 0.
  */
-const loadState = (handle: AnyStreamHandle, partnerId: string, stream: LockedStream | undefined) =>
+export const loadState = (handle: AnyStreamHandle, partnerId: string, stream: LockedStream | undefined) =>
   Effect.gen(function* () {
     const initial: unknown = handle.decider.initialState
     if (stream === undefined) return { version: 0n, state: initial }

@@ -42,9 +42,13 @@ const isLockNotAvailable = (error: SqlError.SqlError) =>
   error.cause !== null &&
   (error.cause as { code?: unknown }).code === LOCK_NOT_AVAILABLE
 
-// The key's name for the advisory lock. A partner id is a fixed-length UUID, so the text is unambiguous; a
-// 64-bit hash collision only makes two keys refuse each other with IK1002 for the length of a claim.
-const lockName = (request: ClaimKeyRequest) => `idempotency:${request.partnerId}:${request.key}`
+/**
+ * The name of a key's advisory lock, which every claim of the key takes (hashed) for its transaction. A
+ * partner id is a fixed-length UUID, so the text is unambiguous; a 64-bit hash collision only makes two keys
+ * refuse each other with IK1002 for the length of a claim.
+ */
+export const keyLockName = (request: Pick<ClaimKeyRequest, "partnerId" | "key">) =>
+  `idempotency:${request.partnerId}:${request.key}`
 
 const upsertClaim = `
   INSERT INTO idempotency_keys (partner_id, key, state, method, path, body_sha256, first_received_at,
@@ -94,7 +98,7 @@ const claimHere = (request: ClaimKeyRequest) =>
     // back, so the key is taken over after the lease, as DESIGN.md section 4 says (a killed process's claim
     // goes at once, with its connection). Transaction-local, so the pooled connection keeps no such limit.
     const [lock] = yield* sql<{ locked: boolean; now: Date }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(request)}, 0)) AS locked, now() AS now,
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${keyLockName(request)}, 0)) AS locked, now() AS now,
              set_config('idle_in_transaction_session_timeout', ${String(request.leaseSeconds * 1000)}, true)`
     if (lock === undefined || !lock.locked) return yield* new IdempotencyKeyInProgress()
     const now = DateTime.unsafeFromDate(lock.now)

@@ -4,6 +4,7 @@ import {
   Ledger,
   type Points,
   Reference,
+  type TransactionResource,
   type ReferenceId,
   TransactionId,
   User,
@@ -11,6 +12,7 @@ import {
 } from "@points/domain"
 import { Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
+import type { Outcome, States } from "../event-store/decide-and-append.js"
 import { ledgerStream, readOnly, referenceStream, userStream } from "../event-store/stream-handle.js"
 import { getPointsAccount } from "../projections/points-accounts.js"
 import {
@@ -23,6 +25,7 @@ import {
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { userIdOf } from "./resource-ids.js"
 import { runUnitOfWork } from "./run-unit-of-work.js"
+import { runPlan, type UnitPlan } from "./unit-plan.js"
 import { writeThenRead } from "./write-then-read.js"
 
 /**
@@ -66,50 +69,48 @@ export interface PointsMovementInput {
 // of work. The reservation is decided first, so a retry of a movement that was recorded is LE0006 (read the
 // outcome by reference id) even if the user changed since. The answer is the transaction the recorded event
 // makes (a transaction never changes): what its GET answers, without reading it back.
-const movePoints = (context: RequestContext, kind: "add" | "subtract", input: PointsMovementInput) =>
+const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: PointsMovementInput) =>
   Effect.gen(function* () {
     const userId: UserId = yield* userIdOf(input.user_id)
     const transactionId = TransactionId.make(uuidV7())
     const accountId = AccountId.make(uuidV7())
     const { partnerId } = context
     const referenceId = input.reference_id
-    return yield* writeThenRead(
-      runUnitOfWork(
-        {
-          reference: referenceStream(partnerId, "transaction", referenceId),
-          user: readOnly(userStream(userId)),
-          ledger: ledgerStream(userId),
-        },
-        (s) =>
-          Effect.gen(function* () {
-            const reference = yield* Reference.decide(
-              Reference.ReserveReference.make({
-                partnerId,
-                kind: "transaction",
-                referenceId,
-                recordId: transactionId,
-              }),
-              s.reference,
-            )
-            const movement = {
-              userId,
-              transactionId,
-              amount: input.amount,
+    const streams = {
+      reference: referenceStream(partnerId, "transaction", referenceId),
+      user: readOnly(userStream(userId)),
+      ledger: ledgerStream(userId),
+    }
+    return {
+      streams,
+      decide: (s: States<typeof streams>) =>
+        Effect.gen(function* () {
+          const reference = yield* Reference.decide(
+            Reference.ReserveReference.make({
+              partnerId,
+              kind: "transaction",
               referenceId,
-              description: input.description ?? null,
-              holder: User.standingOf(s.user),
-            }
-            const ledger = yield* Ledger.decide(
-              kind === "add"
-                ? Ledger.AddPoints.make({ ...movement, accountId })
-                : Ledger.SubtractPoints.make(movement),
-              s.ledger,
-            )
-            return { reference, ledger }
-          }),
-        appendContextOf(context),
-      ),
-      (outcome) => {
+              recordId: transactionId,
+            }),
+            s.reference,
+          )
+          const movement = {
+            userId,
+            transactionId,
+            amount: input.amount,
+            referenceId,
+            description: input.description ?? null,
+            holder: User.standingOf(s.user),
+          }
+          const ledger = yield* Ledger.decide(
+            kind === "add"
+              ? Ledger.AddPoints.make({ ...movement, accountId })
+              : Ledger.SubtractPoints.make(movement),
+            s.ledger,
+          )
+          return { reference, ledger }
+        }),
+      answer: (outcome: Outcome<typeof streams>) => {
         const recorded = outcome.appended.ledger.find((item) => isMovement(item.event))
         return recorded === undefined
           ? Effect.die(new InvariantViolation("a points movement appended no movement event"))
@@ -119,22 +120,31 @@ const movePoints = (context: RequestContext, kind: "add" | "subtract", input: Po
               ),
             )
       },
-    )
+      context: appendContextOf(context),
+    } satisfies UnitPlan<typeof streams, unknown, TransactionResource>
   })
+
+/** Add points as a plan (see addPoints), for the write batcher. LE0002 for a user id that is not one. */
+export const addPointsPlan = (context: RequestContext, input: PointsMovementInput) =>
+  movementPlan(context, "add", input)
+
+/** Subtract points as a plan (see subtractPoints), for the write batcher. */
+export const subtractPointsPlan = (context: RequestContext, input: PointsMovementInput) =>
+  movementPlan(context, "subtract", input)
 
 /**
  * Add points: credits the user's account, opening it if it has none. LE0002 unknown user, LE0001 while
  * processing, LE0004 closed user or account, LE0006 duplicate reference id.
  */
 export const addPoints = (context: RequestContext, input: PointsMovementInput) =>
-  movePoints(context, "add", input).pipe(Effect.withSpan("points.add"))
+  Effect.flatMap(addPointsPlan(context, input), runPlan).pipe(Effect.withSpan("points.add"))
 
 /**
  * Subtract points: debits the user's open account, never below zero. LE2001 without an open account, LE2002
  * insufficient balance, LE0002 unknown user, LE0001 while processing, LE0004 closed, LE0006 duplicate.
  */
 export const subtractPoints = (context: RequestContext, input: PointsMovementInput) =>
-  movePoints(context, "subtract", input).pipe(Effect.withSpan("points.subtract"))
+  Effect.flatMap(subtractPointsPlan(context, input), runPlan).pipe(Effect.withSpan("points.subtract"))
 
 /** Get transaction; LE0002 when the partner has none with this id. */
 export const getTransactionResource = (context: RequestContext, transactionId: string) =>

@@ -1,0 +1,2 @@
+export { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-batch.js"
+export * from "./write-batcher.js"

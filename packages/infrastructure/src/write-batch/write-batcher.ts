@@ -1,0 +1,74 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Queue } from "effect"
+import { InlineProjection } from "../event-store/inline-projection.js"
+import { LogNotifier } from "../event-store/log-notifier.js"
+import { StreamVersionConflict } from "../event-store/stream-version-conflict.js"
+import { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-batch.js"
+
+/** The most requests one batch writes: bounds the statements' arrays and the time the batch holds its locks. */
+export const MAX_WRITE_BATCH_SIZE = 64
+
+interface Pending {
+  readonly entry: BatchEntry
+  readonly done: Deferred.Deferred<BatchResult>
+}
+
+/**
+ * Group commit of idempotent writes: the requests that arrive while a batch is being written are written
+ * together in the next one (runBatch), one transaction, one commit and a handful of statements for all of
+ * them, instead of each its own. Nothing waits for a batch to fill: a lone request is a batch of one. A
+ * request the batch leaves out (RunAlone) is then run on its own by the caller.
+ */
+export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatcher")<
+  WriteBatcher,
+  { readonly submit: (entry: BatchEntry) => Effect.Effect<BatchResult> }
+>() {
+  /** One batching fiber per process, for as long as the layer lives. */
+  static readonly layer = Layer.scoped(
+    WriteBatcher,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const projection = yield* InlineProjection
+      const notifier = yield* LogNotifier
+      const queue = yield* Queue.unbounded<Pending>()
+
+      const writeBatch = Effect.gen(function* () {
+        const batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, MAX_WRITE_BATCH_SIZE))
+        // Never interrupted half-way: a statement interrupted in flight would be cancelled on its connection.
+        const exit = yield* Effect.exit(
+          sql
+            .withTransaction(runBatch(batch.map((pending) => pending.entry)))
+            .pipe(Effect.provideService(InlineProjection, projection), Effect.uninterruptible),
+        )
+        if (Exit.isFailure(exit) && !isConflict(exit.cause)) {
+          yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
+        }
+        const results = Exit.isSuccess(exit) ? exit.value : batch.map(() => runAlone)
+        if (results.some((result) => result._tag === "Committed")) yield* notifier.committed
+        yield* Effect.forEach(batch, (pending, n) => Deferred.succeed(pending.done, results[n] ?? runAlone), {
+          discard: true,
+        })
+      })
+      yield* Effect.forkScoped(Effect.forever(writeBatch))
+      // Requests still queued when the process stops run alone (the server finishes them before it stops).
+      yield* Effect.addFinalizer(() =>
+        Effect.flatMap(Queue.takeAll(queue), (left) =>
+          Effect.forEach(left, (pending) => Deferred.succeed(pending.done, runAlone), { discard: true }),
+        ),
+      )
+      return {
+        submit: (entry: BatchEntry) =>
+          Effect.flatMap(Deferred.make<BatchResult>(), (done) =>
+            Effect.zipRight(Queue.offer(queue, { entry, done }), Deferred.await(done)),
+          ),
+      }
+    }),
+  )
+
+  /** No batching: every request runs alone. */
+  static readonly none = Layer.succeed(WriteBatcher, { submit: () => Effect.succeed(runAlone) })
+}
+
+// Another writer created a stream of the batch first: expected now and then, and not worth a warning.
+const isConflict = (cause: Cause.Cause<unknown>) =>
+  Cause.failures(cause).pipe(Chunk.some((error) => error instanceof StreamVersionConflict))
