@@ -4,9 +4,9 @@ import {
   Ledger,
   type Points,
   Reference,
-  type TransactionResource,
   type ReferenceId,
   TransactionId,
+  type TransactionResource,
   User,
   type UserId,
 } from "@points/domain"

@@ -1,0 +1,262 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { IdempotencyKey, type TransactionResource } from "@points/domain"
+import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import {
+  addPointsPlan,
+  anyUnitPlan,
+  type BatchEntry,
+  type ClaimKeyRequest,
+  ClaimOutcome,
+  claimKey,
+  claimKeyInTransaction,
+  getPointsAccountResource,
+  getTransactionResource,
+  ledgerStream,
+  listPublicEvents,
+  listTransactions,
+  type PointsMovementInput,
+  type RequestContext,
+  readStream,
+  runBatch,
+  subtractPointsPlan,
+  WriteBatcher,
+} from "../../src/index.js"
+import { newId } from "../fixtures.js"
+import { fingerprint } from "../idempotency/key-fixtures.js"
+import {
+  activeUser,
+  movement,
+  newPartner,
+  newReference,
+  serviceDatabase,
+} from "../services/service-fixtures.js"
+
+const created = (answer: unknown): IdempotencyKey.RecordedResponse => ({
+  status: 201,
+  headers: { "Content-Type": "application/json" },
+  body: JSON.stringify(answer),
+})
+
+const claimFor = (context: RequestContext, key: string): ClaimKeyRequest => ({
+  partnerId: context.partnerId,
+  key: IdempotencyKey.IdempotencyKeyValue.make(key),
+  fingerprint: fingerprint({ path: "/api/points/add", body: key }),
+  leaseSeconds: 30,
+  lifetimeSeconds: 86_400,
+})
+
+/** A movement request as the API hands it to the batcher: its plan, its key's claim, its 201. */
+const entryOf = (
+  partner: RequestContext,
+  kind: "add" | "subtract",
+  input: PointsMovementInput,
+  key = `key-${newId()}`,
+) => {
+  const context: RequestContext = { ...partner, requestId: `req-${newId()}`, idempotencyKey: key }
+  const plan = kind === "add" ? addPointsPlan(context, input) : subtractPointsPlan(context, input)
+  return Effect.map(
+    plan,
+    (plan): BatchEntry => ({ plan: anyUnitPlan(plan), claim: claimFor(context, key), respond: created }),
+  )
+}
+
+const bodyOf = (result: { readonly _tag: string; readonly response?: IdempotencyKey.RecordedResponse }) =>
+  JSON.parse(result.response?.body ?? "null") as TransactionResource
+
+const inTransaction = (entries: ReadonlyArray<BatchEntry>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(runBatch(entries)))
+
+const keyRows = (partnerId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ key: string; state: string; response_body: string | null }>`
+      SELECT key, state, response_body FROM idempotency_keys WHERE partner_id = ${partnerId} ORDER BY key`,
+  )
+
+const database = WriteBatcher.layer.pipe(Layer.provideMerge(serviceDatabase()))
+
+layer(database, { excludeTestServices: true })("write batcher", (it) => {
+  describe("runBatch", () => {
+    it.effect(
+      "writes a batch of movements of one account as one unit, each decided after the ones before",
+      () =>
+        Effect.gen(function* () {
+          const partner = yield* newPartner()
+          const userId = yield* activeUser(partner)
+          const entries = [
+            yield* entryOf(partner, "add", movement(userId, 10)),
+            yield* entryOf(partner, "add", movement(userId, 20)),
+            yield* entryOf(partner, "subtract", movement(userId, 5)),
+            yield* entryOf(partner, "add", movement(userId, 7)),
+          ]
+          const results = yield* inTransaction(entries)
+          expect(results.map((result) => result._tag)).toEqual([
+            "Committed",
+            "Committed",
+            "Committed",
+            "Committed",
+          ])
+          const answers = results.map(bodyOf)
+          expect(answers.map((answer) => [answer.type, answer.amount, answer.balance_after])).toEqual([
+            ["add", 10, 10],
+            ["add", 20, 30],
+            ["subtract", 5, 25],
+            ["add", 7, 32],
+          ])
+          // Each answer is what its GET answers, byte for byte.
+          for (const answer of answers) {
+            const read = yield* getTransactionResource(partner, answer.id)
+            expect(JSON.stringify(read)).toBe(JSON.stringify(answer))
+          }
+          const account = yield* getPointsAccountResource(partner, userId)
+          expect(account).toMatchObject({ balance: 32, version: 5 })
+          // One event per movement, each with its own request's metadata, all in one transaction.
+          const stream = yield* readStream(ledgerStream(userId).streamId, partner.partnerId)
+          const movements = stream.events.slice(1)
+          expect(movements.map((recorded) => recorded.context.idempotencyKey)).toEqual(
+            entries.map((entry) => entry.claim.key),
+          )
+          expect(new Set(movements.map((recorded) => recorded.transactionId)).size).toBe(1)
+          expect(stream.events.map((recorded) => recorded.streamVersion)).toEqual([1n, 2n, 3n, 4n, 5n])
+          // A public event per movement, carrying the answer.
+          const events = yield* listPublicEvents(partner.partnerId, { limit: 100 })
+          const points = events.data.filter((event) => event.type.startsWith("points."))
+          expect(points.map((event) => JSON.stringify(event.data))).toEqual(
+            answers.map((answer) => JSON.stringify(answer)),
+          )
+          // Every key completed with the response it answered: a retry replays it.
+          for (const [n, entry] of entries.entries()) {
+            expect(yield* claimKey(entry.claim)).toEqual(
+              ClaimOutcome.Replay({
+                response: results[n]?._tag === "Committed" ? results[n].response : created(null),
+              }),
+            )
+          }
+        }),
+    )
+
+    it.effect(
+      "leaves out a refusal, a repeated key, a known key, a held key and a reference taken in it",
+      () =>
+        Effect.gen(function* () {
+          const partner = yield* newPartner()
+          const userId = yield* activeUser(partner)
+          const known = yield* entryOf(partner, "add", movement(userId, 3))
+          expect((yield* inTransaction([known]))[0]?._tag).toBe("Committed")
+          const held = yield* entryOf(partner, "add", movement(userId, 4))
+          const holding = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.fork(
+            Effect.flatMap(SqlClient.SqlClient, (sql) =>
+              sql.withTransaction(
+                Effect.gen(function* () {
+                  yield* claimKeyInTransaction(held.claim)
+                  yield* Deferred.succeed(holding, undefined)
+                  yield* Deferred.await(release)
+                }),
+              ),
+            ),
+          )
+          yield* Deferred.await(holding)
+          const first = yield* entryOf(partner, "add", movement(userId, 10))
+          const reference = newReference()
+          const entries = [
+            first,
+            yield* entryOf(partner, "subtract", movement(userId, 100)),
+            yield* entryOf(partner, "add", movement(userId, 5), first.claim.key),
+            yield* entryOf(partner, "add", movement(userId, 3), known.claim.key),
+            held,
+            yield* entryOf(partner, "add", movement(userId, 6, reference)),
+            yield* entryOf(partner, "add", movement(userId, 2, reference)),
+          ]
+          const results = yield* inTransaction(entries)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+          expect(results.map((result) => result._tag)).toEqual([
+            "Committed",
+            "RunAlone",
+            "RunAlone",
+            "RunAlone",
+            "RunAlone",
+            "Committed",
+            "RunAlone",
+          ])
+          expect(
+            results.map((result) => (result._tag === "Committed" ? bodyOf(result).balance_after : null)),
+          ).toEqual([13, null, null, null, null, 19, null])
+          // Nothing of the ones left out was written: no transaction, no key (the held key is its holder's).
+          expect((yield* getPointsAccountResource(partner, userId)).balance).toBe(19)
+          const transactions = yield* listTransactions(partner, { user_id: userId })
+          expect(transactions.data.map((transaction) => transaction.amount)).toEqual([3, 10, 6])
+          const stateOf = new Map((yield* keyRows(partner.partnerId)).map((row) => [row.key, row.state]))
+          expect(stateOf).toEqual(
+            new Map([
+              [known.claim.key, "Completed"],
+              [first.claim.key, "Completed"],
+              [held.claim.key, "Claimed"],
+              [entries[5]?.claim.key, "Completed"],
+            ]),
+          )
+        }),
+    )
+
+    it.effect("rolls back whole when any part of it fails", () =>
+      Effect.gen(function* () {
+        const partner = yield* newPartner()
+        const userId = yield* activeUser(partner)
+        const good = yield* entryOf(partner, "add", movement(userId, 10))
+        const broken = yield* entryOf(partner, "add", movement(userId, 20))
+        const exit = yield* Effect.exit(
+          inTransaction([
+            good,
+            {
+              ...broken,
+              respond: () => {
+                throw new Error("no answer")
+              },
+            },
+          ]),
+        )
+        expect(Exit.isFailure(exit)).toBe(true)
+        const stream = yield* readStream(ledgerStream(userId).streamId, partner.partnerId)
+        expect(stream.events).toEqual([])
+        expect(yield* keyRows(partner.partnerId)).toEqual([])
+        expect((yield* listTransactions(partner, { user_id: userId })).data).toEqual([])
+      }),
+    )
+  })
+
+  describe("WriteBatcher", () => {
+    it.effect("commits concurrent movements of one account exactly once each, in fewer transactions", () =>
+      Effect.gen(function* () {
+        const batcher = yield* WriteBatcher
+        const partner = yield* newPartner()
+        const userId = yield* activeUser(partner)
+        const amounts = Array.from({ length: 40 }, (_, n) => n + 1)
+        const entries = yield* Effect.forEach(amounts, (amount) =>
+          entryOf(partner, "add", movement(userId, amount)),
+        )
+        const results = yield* Effect.forEach(entries, (entry) => batcher.submit(entry), {
+          concurrency: "unbounded",
+        })
+        expect(results.every((result) => result._tag === "Committed")).toBe(true)
+        const total = amounts.reduce((sum, amount) => sum + amount, 0)
+        expect((yield* getPointsAccountResource(partner, userId)).balance).toBe(total)
+        expect(
+          results
+            .map(bodyOf)
+            .map((answer) => answer.balance_after)
+            .sort((a, b) => a - b)
+            .at(-1),
+        ).toBe(total)
+        const stream = yield* readStream(ledgerStream(userId).streamId, partner.partnerId)
+        const movements = stream.events.slice(1)
+        expect(movements).toHaveLength(40)
+        expect(new Set(movements.map((recorded) => recorded.transactionId)).size).toBeLessThan(40)
+        expect((yield* keyRows(partner.partnerId)).every((row) => row.state === "Completed")).toBe(true)
+      }),
+    )
+  })
+})
