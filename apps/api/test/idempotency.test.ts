@@ -63,6 +63,47 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
       }),
     )
 
+    it.effect(
+      "writes 48 parallel movements of one account, each key once: balance exact, each retry replays",
+      () =>
+        Effect.gen(function* () {
+          const { token } = yield* newPartner()
+          const userId = yield* withActivation(activeUser(token))
+          // Enough for every subtract, whatever order the requests arrive in.
+          const seed = yield* call("POST", "/api/points/add", {
+            token,
+            json: add(userId, 100, `seed-${uuidV7()}`),
+          })
+          expect(seed.status).toBe(201)
+          const requests = Array.from({ length: 48 }, (_, n) => ({
+            key: `burst-${n}-${uuidV7()}`,
+            path: n % 6 === 5 ? "/api/points/subtract" : "/api/points/add",
+            json: add(userId, n % 6 === 5 ? 1 : 10, `burst-${n}-${uuidV7()}`),
+          }))
+          const send = (request: (typeof requests)[number]) =>
+            call("POST", request.path, {
+              token,
+              json: request.json,
+              headers: { "idempotency-key": request.key },
+            })
+          const replies = yield* Effect.forEach(requests, send, { concurrency: "unbounded" })
+          expect(replies.map((reply) => reply.status)).toEqual(requests.map(() => 201))
+          expect(replies.some(replayed)).toBe(false)
+          // Each answer is its own transaction, as its GET shows it; balances after are a permutation of a
+          // sequence (no two requests saw the same balance).
+          for (const reply of replies.slice(0, 6)) {
+            const read = yield* call("GET", `/api/points/transactions/${reply.body.id}`, { token })
+            expect(read.text).toBe(reply.text)
+          }
+          expect(new Set(replies.map((reply) => reply.body.balance_after)).size).toBe(48)
+          const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
+          expect(account.body.balance).toBe(100 + 40 * 10 - 8)
+          const retries = yield* Effect.forEach(requests, send, { concurrency: "unbounded" })
+          expect(retries.every(replayed)).toBe(true)
+          expect(retries.map((reply) => reply.text)).toEqual(replies.map((reply) => reply.text))
+        }),
+    )
+
     it.effect("does not record a 422: the same key executes again once the balance allows it", () =>
       Effect.gen(function* () {
         const { token } = yield* newPartner()

@@ -1,7 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { TransactionResource } from "@points/domain"
 import { PointsApi } from "@points/http-api"
-import { Effect } from "effect"
 import {
   addPoints,
   addPointsPlan,
@@ -11,6 +10,7 @@ import {
   subtractPoints,
   subtractPointsPlan,
 } from "@points/infrastructure"
+import { Effect } from "effect"
 import { forPartner } from "../http/answer.js"
 import { idempotentPost } from "../http/idempotent-post.js"
 import { writeOptions } from "../http/write-options.js"

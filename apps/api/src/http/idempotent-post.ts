@@ -82,7 +82,11 @@ const withSavepointsOnFailure = <A, E, R>(run: (savepoints: boolean) => Effect.E
   )
 
 // The business effect, with savepoints or failing as RunWithSavepoints on any failure (see above).
-const businessEffect = <A, E, R>(effect: Effect.Effect<A, E, R>, savepoints: boolean, sql: SqlClient.SqlClient) =>
+const businessEffect = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  savepoints: boolean,
+  sql: SqlClient.SqlClient,
+) =>
   savepoints
     ? Effect.either(sql.withTransaction(effect))
     : effect.pipe(
@@ -120,9 +124,7 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
         const context: RequestContext = { partnerId, requestId, idempotencyKey: uuidV7() }
         const result = yield* withSavepointsOnFailure((savepoints) =>
           sql.withTransaction(
-            savepoints
-              ? post.run(context)
-              : Effect.flatten(businessEffect(post.run(context), false, sql)),
+            savepoints ? post.run(context) : Effect.flatten(businessEffect(post.run(context), false, sql)),
           ),
         )
         yield* notifier.committed
