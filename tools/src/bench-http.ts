@@ -7,6 +7,7 @@
 // API process RSS <= 300 MB. The API runs compiled (it is built first), as in production. Prints one line per
 // figure, the JSON result last.
 import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { cpus, tmpdir } from "node:os"
@@ -57,6 +58,19 @@ const RATE_LIMIT = "1000000"
 const TARGETS = { ratio: 0.5, p99Ms: 100, errors: 0, rssMb: 300 }
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
+
+/**
+ * The node options of the API's production command (apps/api's `start:dist` script, e.g. its heap limit):
+ * the benchmark runs the API as production does.
+ */
+const productionNodeOptions = (): ReadonlyArray<string> => {
+  const manifest = JSON.parse(readFileSync(join(repositoryRoot, "apps/api/package.json"), "utf8")) as {
+    readonly scripts?: Readonly<Record<string, string>>
+  }
+  const command = manifest.scripts?.["start:dist"]
+  if (command === undefined) throw new Error("apps/api/package.json has no start:dist script")
+  return command.split(/\s+/).filter((part) => part.startsWith("--"))
+}
 const ADMIN_TOKEN = `bench-admin-${randomUUID()}`
 
 const work = await mkdtemp(join(tmpdir(), "points-bench-http-"))
@@ -120,7 +134,9 @@ const buildApi = () => {
 const benchmark = async () => {
   buildApi()
   const apiPort = await freePort()
-  const api = startNode("API", [...API_NODE_ARGS, "apps/api/dist/main.js"], {
+  const nodeOptions = [...productionNodeOptions(), ...API_NODE_ARGS]
+  console.log(`API command: node ${[...nodeOptions, "apps/api/dist/main.js"].join(" ")} (apps/api start:dist)`)
+  const api = startNode("API", [...nodeOptions, "apps/api/dist/main.js"], {
     cwd: repositoryRoot,
     env: environment({
       DATA_DIR: dataDir,
