@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Queue } from "effect"
+import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Metric, Queue } from "effect"
 import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
 import { StreamVersionConflict } from "../event-store/stream-version-conflict.js"
+import { batchMetric } from "./batch-metrics.js"
 import { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-batch.js"
 
 /** The most requests one batch writes: bounds the statements' arrays and the time the batch holds its locks. */
@@ -44,7 +45,11 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
           yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
         }
         const results = Exit.isSuccess(exit) ? exit.value : batch.map(() => runAlone)
-        if (results.some((result) => result._tag === "Committed")) yield* notifier.committed
+        const committed = results.filter((result) => result._tag === "Committed").length
+        yield* Metric.increment(batchMetric.batches(Exit.isSuccess(exit) ? "committed" : "rolled_back"))
+        yield* Metric.incrementBy(batchMetric.requests("committed"), committed)
+        yield* Metric.incrementBy(batchMetric.requests("run_alone"), results.length - committed)
+        if (committed > 0) yield* notifier.committed
         yield* Effect.forEach(batch, (pending, n) => Deferred.succeed(pending.done, results[n] ?? runAlone), {
           discard: true,
         })

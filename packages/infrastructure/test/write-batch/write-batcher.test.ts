@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { IdempotencyKey, type TransactionResource } from "@points/domain"
-import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Metric } from "effect"
 import {
   addPointsPlan,
   anyUnitPlan,
   type BatchEntry,
+  batchMetric,
   type ClaimKeyRequest,
   ClaimOutcome,
   claimKey,
@@ -238,6 +239,11 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
         const entries = yield* Effect.forEach(amounts, (amount) =>
           entryOf(partner, "add", movement(userId, amount)),
         )
+        const counted = Effect.all([
+          Metric.value(batchMetric.batches("committed")),
+          Metric.value(batchMetric.requests("committed")),
+        ])
+        const [batchesBefore, requestsBefore] = yield* counted
         const results = yield* Effect.forEach(entries, (entry) => batcher.submit(entry), {
           concurrency: "unbounded",
         })
@@ -256,6 +262,12 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
         expect(movements).toHaveLength(40)
         expect(new Set(movements.map((recorded) => recorded.transactionId)).size).toBeLessThan(40)
         expect((yield* keyRows(partner.partnerId)).every((row) => row.state === "Completed")).toBe(true)
+        // /metrics tells the batch size: requests committed over batches committed.
+        const [batchesAfter, requestsAfter] = yield* counted
+        expect(requestsAfter.count - requestsBefore.count).toBe(40)
+        const batches = batchesAfter.count - batchesBefore.count
+        expect(batches).toBeGreaterThan(0)
+        expect(batches).toBeLessThan(40)
       }),
     )
   })
