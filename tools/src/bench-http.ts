@@ -7,8 +7,8 @@
 // API process RSS <= 300 MB. The API runs compiled (it is built first), as in production. Prints one line per
 // figure, the JSON result last.
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { randomUUID } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { cpus, tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -135,7 +135,9 @@ const benchmark = async () => {
   buildApi()
   const apiPort = await freePort()
   const nodeOptions = [...productionNodeOptions(), ...API_NODE_ARGS]
-  console.log(`API command: node ${[...nodeOptions, "apps/api/dist/main.js"].join(" ")} (apps/api start:dist)`)
+  console.log(
+    `API command: node ${[...nodeOptions, "apps/api/dist/main.js"].join(" ")} (apps/api start:dist)`,
+  )
   const api = startNode("API", [...nodeOptions, "apps/api/dist/main.js"], {
     cwd: repositoryRoot,
     env: environment({

@@ -3,7 +3,7 @@ import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
-import { BearerTokens, consumeRateLimit } from "@points/infrastructure"
+import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
 import { Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
 import { apiErrorOf, entryOf } from "./api-error-of.js"
@@ -38,12 +38,14 @@ export const BearerTokensLive = Layer.unwrapEffect(
  * runs: a bad token or a throttled request executes nothing and leaves its Idempotency-Key unused. Every
  * authenticated response carries the `RateLimit` and `RateLimit-Policy` headers; a 429 also `Retry-After`.
  */
-export const AuthenticationLive = Layer.effect(
+export const AuthenticationLive = Layer.scoped(
   Authentication,
   Effect.gen(function* () {
     const settings = yield* Settings
     const sql = yield* SqlClient.SqlClient
     const tokens = yield* BearerTokens
+    // A partner's concurrent requests take their rate-limit cells in one statement (decided as one by one).
+    const rateLimit = yield* makeCoalescedRateLimit
     const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
     return {
       bearer: (token) =>
@@ -56,9 +58,9 @@ export const AuthenticationLive = Layer.effect(
             ),
             Effect.catchAll((error) => (error instanceof ApiError ? Effect.fail(error) : Effect.die(error))),
           )
-          const decision = yield* consumeRateLimit(`partner:${principal.partnerId}`, policy).pipe(
-            Effect.orDie,
-          )
+          const decision = yield* rateLimit
+            .consume(`partner:${principal.partnerId}`, policy)
+            .pipe(Effect.orDie)
           yield* HttpApp.appendPreResponseHandler((_request, response) =>
             Effect.succeed(
               HttpServerResponse.setHeaders(response, {

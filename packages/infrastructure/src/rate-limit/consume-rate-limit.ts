@@ -46,31 +46,54 @@ const statement = `
 const ceilSeconds = (micros: number) => Math.max(0, Math.ceil(micros / 1_000_000))
 
 /**
- * Takes one request from `key`'s bucket under `policy`, atomically in one statement shared by every process
- * on the database: allowed while the burst lasts, then at the sustained rate. Run it outside a transaction
- * (a transaction would hold the key's row lock, and every request of the key with it, until it ends).
+ * Takes `cells` requests at once from `key`'s bucket (all or none), in one statement on the database clock:
+ * whether they were allowed, and how far the key's state then runs ahead of the clock.
  */
-export const consumeRateLimit = (key: string, policy: RateLimitPolicy) =>
+export const consumeRateLimitCells = (key: string, policy: RateLimitPolicy, cells: number) =>
   Effect.gen(function* () {
     // A bad policy is a configuration bug (settings are validated at start): a defect, not an error.
     const { emissionMicros, toleranceMicros } = yield* Effect.sync(() => gcraOf(policy))
+    if (!(Number.isSafeInteger(cells) && cells >= 1)) {
+      return yield* Effect.dieMessage(`rate limit: cells must be a positive integer, got ${cells}`)
+    }
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.unsafe<{ allowed: boolean; backlog_micros: string }>(statement, [
       key,
-      emissionMicros,
+      emissionMicros * cells,
       toleranceMicros,
     ])
     const row = rows[0]
     if (row === undefined) {
       return yield* Effect.dieMessage("rate limit: the upsert returned no row")
     }
-    // How far the key's state runs ahead of the database clock after this request.
-    const backlogMicros = Number(row.backlog_micros)
-    return {
-      allowed: row.allowed,
-      limit: policy.burst,
-      remaining: row.allowed ? Math.floor((toleranceMicros - backlogMicros) / emissionMicros) : 0,
-      resetSeconds: ceilSeconds(backlogMicros),
-      retryAfterSeconds: row.allowed ? 0 : ceilSeconds(backlogMicros + emissionMicros - toleranceMicros),
-    } satisfies RateLimitDecision
+    return { allowed: row.allowed, backlogMicros: Number(row.backlog_micros) }
   })
+
+/**
+ * The decision of one request of a key under `policy`, from how far the key's state ran ahead of the database
+ * clock right after it (when allowed) or after the requests before it (when refused).
+ */
+export const rateLimitDecisionOf = (
+  policy: RateLimitPolicy,
+  allowed: boolean,
+  backlogMicros: number,
+): RateLimitDecision => {
+  const { emissionMicros, toleranceMicros } = gcraOf(policy)
+  return {
+    allowed,
+    limit: policy.burst,
+    remaining: allowed ? Math.floor((toleranceMicros - backlogMicros) / emissionMicros) : 0,
+    resetSeconds: ceilSeconds(backlogMicros),
+    retryAfterSeconds: allowed ? 0 : ceilSeconds(backlogMicros + emissionMicros - toleranceMicros),
+  }
+}
+
+/**
+ * Takes one request from `key`'s bucket under `policy`, atomically in one statement shared by every process
+ * on the database: allowed while the burst lasts, then at the sustained rate. Run it outside a transaction
+ * (a transaction would hold the key's row lock, and every request of the key with it, until it ends).
+ */
+export const consumeRateLimit = (key: string, policy: RateLimitPolicy) =>
+  Effect.map(consumeRateLimitCells(key, policy, 1), ({ allowed, backlogMicros }) =>
+    rateLimitDecisionOf(policy, allowed, backlogMicros),
+  )

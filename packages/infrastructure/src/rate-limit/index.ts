@@ -1,2 +1,3 @@
+export * from "./coalesced-rate-limit.js"
 export * from "./consume-rate-limit.js"
 export * from "./rate-limit-policy.js"
