@@ -104,7 +104,9 @@ const json = (status: number, body: string, headers: Readonly<Record<string, str
  * business effect and records the response, so all three commit together; a replay answers the recorded
  * status and body with `Idempotent-Replayed: true`, recordable refusals (400, 404, 409, ...) are recorded
  * too, and every other outcome (422, 5xx, a crash) frees the key. Without the header a random key stands
- * in: nothing replays.
+ * in: nothing replays. A POST with a plan and a key is first handed to the write batcher, which writes it
+ * with the others that arrive meanwhile (one transaction, the same claim, effect and record); one the batch
+ * leaves out (its key in use or known, a refusal, a rollback) then runs here alone.
  */
 export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
   answer(
