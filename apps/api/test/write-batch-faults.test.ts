@@ -1,0 +1,138 @@
+import { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import { testDatabase } from "@points/infrastructure/testing"
+import { Deferred, Effect, Exit, Fiber, Redacted } from "effect"
+import { v7 as uuidV7 } from "uuid"
+import { ADMIN_TOKEN, callAt, eventually } from "./harness.js"
+import { type ApiProcess, apiProcess, freePort, waitForOutput } from "./processes.js"
+
+const databaseUrl = Effect.map(PgClient.PgClient, (client) => {
+  const url = client.config.url
+  if (url === undefined) throw new Error("the test database has no URL")
+  return Redacted.value(url)
+})
+
+const REQUESTS = 80
+
+layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServices: true })(
+  "Group commit across a killed process",
+  (it) => {
+    it.scoped(
+      "an API process SIGKILLed with batches of movements in flight: every retry after a restart ends in exactly one effect",
+      () =>
+        Effect.gen(function* () {
+          const port = yield* freePort
+          const base = `http://127.0.0.1:${port}`
+          const env = {
+            DATABASE_URL: yield* databaseUrl,
+            HOST: "127.0.0.1",
+            PORT: String(port),
+            ADMIN_TOKEN,
+            RATE_LIMIT_PER_SECOND: "100000",
+            RATE_LIMIT_BURST: "100000",
+          }
+          const start = Effect.gen(function* () {
+            const api = yield* apiProcess(env)
+            yield* waitForOutput(api, `listening on ${base}`, 60)
+            return api
+          })
+          const kill = (api: ApiProcess) =>
+            Effect.promise(() => {
+              api.child.kill("SIGKILL")
+              return api.exit
+            })
+
+          const first = yield* start
+          const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+          const partner = yield* callAt(base, "POST", "/admin/api/partners", {
+            json: { name: "Batch Ltd" },
+            headers: admin,
+          })
+          const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
+            json: {},
+            headers: admin,
+          })
+          const issued = yield* callAt(base, "POST", "/api/oauth/token", {
+            json: { client_id: credential.body.client_id, client_secret: credential.body.client_secret },
+          })
+          const token: string = issued.body.access_token
+          const user = yield* callAt(base, "POST", "/api/users", {
+            token,
+            json: { partner_user_id: "batch-1", email: "batch@example.com" },
+          })
+          yield* eventually(
+            callAt(base, "GET", `/api/users/${user.body.id}`, { token }),
+            (reply) => reply.body.status === "active",
+            30,
+          )
+
+          const requests = Array.from({ length: REQUESTS }, (_, n) => ({
+            key: `batch-${n}-${uuidV7()}`,
+            json: { transaction: { user_id: user.body.id, amount: n + 1, reference_id: `batch-ref-${n}` } },
+          }))
+          const send = (request: (typeof requests)[number]) =>
+            callAt(base, "POST", "/api/points/add", {
+              token,
+              json: request.json,
+              headers: { "idempotency-key": request.key },
+            })
+
+          // Every request at once; the process is killed as soon as the first answer arrives, with the
+          // batches after it in flight.
+          const answered = yield* Deferred.make<void>()
+          const firstRound = yield* Effect.fork(
+            Effect.forEach(
+              requests,
+              (request) =>
+                Effect.exit(send(request)).pipe(
+                  Effect.tap((exit) =>
+                    Exit.isSuccess(exit) && exit.value.status === 201
+                      ? Deferred.succeed(answered, undefined)
+                      : Effect.void,
+                  ),
+                ),
+              { concurrency: "unbounded" },
+            ),
+          )
+          yield* Deferred.await(answered)
+          yield* kill(first)
+          const before = yield* Fiber.join(firstRound)
+          const answeredBefore = before.map((exit) =>
+            Exit.isSuccess(exit) && exit.value.status === 201 ? exit.value : undefined,
+          )
+          const lost = answeredBefore.filter((reply) => reply === undefined).length
+          expect(lost).toBeGreaterThan(0)
+          expect(lost).toBeLessThan(REQUESTS)
+
+          // After a restart every request is sent again with its key: each ends in one transaction.
+          yield* start
+          const retries = yield* Effect.forEach(requests, send, { concurrency: 16 })
+          expect(retries.map((reply) => reply.status)).toEqual(requests.map(() => 201))
+          for (const [n, reply] of answeredBefore.entries()) {
+            if (reply === undefined) continue
+            expect(retries[n]?.headers.get("idempotent-replayed")).toBe("true")
+            expect(retries[n]?.text).toBe(reply.text)
+          }
+          const account = yield* callAt(base, "GET", `/api/users/${user.body.id}/points-account`, { token })
+          expect(account.body.balance).toBe((REQUESTS * (REQUESTS + 1)) / 2)
+          const references = new Set<string>()
+          let cursor: string | null = null
+          do {
+            const page: { body: { data: Array<{ reference_id: string }>; next_cursor: string | null } } =
+              yield* callAt(
+                base,
+                "GET",
+                `/api/points/transactions?user_id=${user.body.id}&limit=100${cursor === null ? "" : `&cursor=${cursor}`}`,
+                { token },
+              )
+            for (const transaction of page.body.data) {
+              expect(references.has(transaction.reference_id)).toBe(false)
+              references.add(transaction.reference_id)
+            }
+            cursor = page.body.next_cursor
+          } while (cursor !== null)
+          expect(references.size).toBe(REQUESTS)
+        }),
+    )
+  },
+)
