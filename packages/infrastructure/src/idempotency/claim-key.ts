@@ -9,7 +9,14 @@ import {
 import { Data, DateTime, Effect, Option } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { atDatabaseTime } from "./database-time.js"
-import { type KeyRow, keyColumns, stateAssignments, stateOfRow, stateValues } from "./key-row.js"
+import {
+  type KeyRow,
+  keyColumns,
+  keyInsertColumns,
+  stateAssignments,
+  stateOfRow,
+  stateValues,
+} from "./key-row.js"
 
 /** A request asking to use a partner's key. */
 export interface ClaimKeyRequest {
@@ -51,9 +58,7 @@ export const keyLockName = (request: Pick<ClaimKeyRequest, "partnerId" | "key">)
   `idempotency:${request.partnerId}:${request.key}`
 
 const upsertClaim = `
-  INSERT INTO idempotency_keys (partner_id, key, state, method, path, body_sha256, first_received_at,
-                                expires_at, lease_expires_at, response_status, response_headers,
-                                response_body, claim_token, updated_at)
+  INSERT INTO idempotency_keys (${keyInsertColumns})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
   ON CONFLICT (partner_id, key) DO UPDATE SET ${stateAssignments}, claim_token = $13, updated_at = $14`
 
@@ -61,9 +66,7 @@ const upsertClaim = `
 // try-lock, so it sees every earlier claim of the key (all are made under that lock); a row being written
 // right now by a request recording its response is visible as it was, and the insert does not wait for it.
 const insertNewClaim = `
-  INSERT INTO idempotency_keys (partner_id, key, state, method, path, body_sha256, first_received_at,
-                                expires_at, lease_expires_at, response_status, response_headers,
-                                response_body, claim_token, updated_at)
+  INSERT INTO idempotency_keys (${keyInsertColumns})
   SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz,
          $9::timestamptz, $10::integer, $11::jsonb, $12::text, $13::uuid, $14::timestamptz
   WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE partner_id = $1::uuid AND key = $2::text)

@@ -76,6 +76,10 @@ export const stateValues = (state: IdempotencyKey.LiveKey): ReadonlyArray<unknow
   ]
 }
 
+/** The columns an INSERT of a key writes: partner_id, key, the columns of stateValues, claim_token, updated_at. */
+export const keyInsertColumns = `partner_id, key, state, method, path, body_sha256, first_received_at,
+  expires_at, lease_expires_at, response_status, response_headers, response_body, claim_token, updated_at`
+
 /** The SET list that writes the values of stateValues, for an UPDATE or an upsert. */
 export const stateAssignments = `state = $3, method = $4, path = $5, body_sha256 = $6,
   first_received_at = $7, expires_at = $8, lease_expires_at = $9,

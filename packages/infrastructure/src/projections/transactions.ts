@@ -141,7 +141,9 @@ const columns =
  * The resource of a transaction row as the projection writes it: what its GET answers once the row is
  * committed (a transaction never changes), so a write can answer it without reading it back.
  */
-export const transactionResourceOf = (row: TransactionRow): TransactionResource => ({
+export const transactionResourceOf = (
+  row: Omit<TransactionRow, "partner_id" | "global_position">,
+): TransactionResource => ({
   id: row.id,
   account_id: row.account_id,
   user_id: row.user_id,
@@ -152,23 +154,17 @@ export const transactionResourceOf = (row: TransactionRow): TransactionResource 
   description: row.description,
   order_id: row.order_id,
   created_at: row.created_at,
-  version: 1,
-})
-
-const toResource = (row: TransactionDatabaseRow): TransactionResource => ({
-  id: row.id,
-  account_id: row.account_id,
-  user_id: row.user_id,
-  type: row.type,
-  amount: numberFromDatabase(row.amount),
-  balance_after: numberFromDatabase(row.balance_after),
-  reference_id: row.reference_id,
-  description: row.description,
-  order_id: row.order_id,
-  created_at: isoFromDatabase(row.created_at),
   // Transactions are immutable: every one is at its first and only version.
   version: 1,
 })
+
+const toResource = (row: TransactionDatabaseRow): TransactionResource =>
+  transactionResourceOf({
+    ...row,
+    amount: numberFromDatabase(row.amount),
+    balance_after: numberFromDatabase(row.balance_after),
+    created_at: isoFromDatabase(row.created_at),
+  })
 
 /** A partner's transaction; LE0002 when the partner has none with this id. */
 export const getTransaction = (partnerId: string, transactionId: string) =>

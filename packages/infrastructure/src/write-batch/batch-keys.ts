@@ -4,7 +4,7 @@ import { DateTime, Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { type ClaimKeyRequest, keyLockName } from "../idempotency/claim-key.js"
 import { atDatabaseTime } from "../idempotency/database-time.js"
-import { stateValues } from "../idempotency/key-row.js"
+import { keyInsertColumns, stateValues } from "../idempotency/key-row.js"
 
 /**
  * Try-locks every key of a batch (the advisory lock every claim of a key takes, held to the end of the
@@ -89,9 +89,7 @@ export const insertCompletedKeys = (
     const values = keys.map(({ state }) => stateValues(state))
     const column = (n: number) => values.map((row) => row[n] ?? null)
     yield* sql.unsafe(
-      `INSERT INTO idempotency_keys (partner_id, key, state, method, path, body_sha256, first_received_at,
-                                     expires_at, lease_expires_at, response_status, response_headers,
-                                     response_body, claim_token, updated_at)
+      `INSERT INTO idempotency_keys (${keyInsertColumns})
        SELECT k.partner_id, k.key, k.state, k.method, k.path, k.body_sha256, k.first_received_at,
               k.expires_at, k.lease_expires_at, k.response_status, k.response_headers::jsonb,
               k.response_body, k.claim_token, $14
