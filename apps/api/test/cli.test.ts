@@ -3,11 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { issueToken } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
+import { testDatabaseUrl } from "./processes.js"
 
 const repositoryRoot = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
 const cliMain = join(repositoryRoot, "apps/api/src/cli/main.ts")
@@ -34,16 +34,9 @@ const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefi
     return Effect.sync(() => child.kill())
   })
 
-/** The URL of this file's fresh database, for the CLI processes. */
-const databaseUrl = Effect.map(PgClient.PgClient, (client) => {
-  const url = client.config.url
-  if (url === undefined) throw new Error("the test database has no URL")
-  return Redacted.value(url)
-})
-
 /** Runs the CLI against this file's database. */
 const admin = (...args: ReadonlyArray<string>) =>
-  Effect.flatMap(databaseUrl, (url) => runCli(args, { DATABASE_URL: url }))
+  Effect.flatMap(testDatabaseUrl, (url) => runCli(args, { DATABASE_URL: url }))
 
 const jsonOf = (run: Run) => {
   expect(run.stderr === "" || run.code === 0 ? run.code : run.stderr).toBe(0)

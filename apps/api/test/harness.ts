@@ -48,16 +48,16 @@ export const call = (
   } = {},
 ) => Effect.flatMap(baseUrl, (base) => callAt(base, method, path, options))
 
-/** A partner with one credential and a bearer token, made through the admin and OAuth endpoints. */
-export const newPartner = (name = "Acme") =>
+/** A partner with one credential and a bearer token, made through the admin and OAuth endpoints of `base`. */
+export const newPartnerAt = (base: string, name = "Acme") =>
   Effect.gen(function* () {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
-    const partner = yield* call("POST", "/admin/api/partners", { json: { name }, headers: admin })
-    const credential = yield* call("POST", `/admin/api/partners/${partner.body.id}/clients`, {
+    const partner = yield* callAt(base, "POST", "/admin/api/partners", { json: { name }, headers: admin })
+    const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
       json: { name: "server" },
       headers: admin,
     })
-    const token = yield* call("POST", "/api/oauth/token", {
+    const token = yield* callAt(base, "POST", "/api/oauth/token", {
       body: new URLSearchParams({
         grant_type: "client_credentials",
         client_id: credential.body.client_id,
@@ -73,21 +73,34 @@ export const newPartner = (name = "Acme") =>
     }
   })
 
+/** A partner with one credential and a bearer token, on the test server (see newPartnerAt). */
+export const newPartner = (name = "Acme") => Effect.flatMap(baseUrl, (base) => newPartnerAt(base, name))
+
 export { eventually }
 
-/** A registered user of the partner, already activated by the consumer. */
-export const activeUser = (token: string, partnerUserId = `p-${Math.random().toString(36).slice(2)}`) =>
+/** A registered user of the partner at `base`, once a consumer has activated it (waiting up to `seconds`). */
+export const activeUserAt = (
+  base: string,
+  token: string,
+  partnerUserId = `p-${Math.random().toString(36).slice(2)}`,
+  seconds?: number,
+) =>
   Effect.gen(function* () {
-    const created = yield* call("POST", "/api/users", {
+    const created = yield* callAt(base, "POST", "/api/users", {
       token,
       json: { partner_user_id: partnerUserId, email: "ada@example.com", name: "Ada" },
     })
     yield* eventually(
-      call("GET", `/api/users/${created.body.id}`, { token }),
+      callAt(base, "GET", `/api/users/${created.body.id}`, { token }),
       (reply) => reply.body?.status === "active",
+      seconds,
     )
     return created.body.id as string
   })
+
+/** A registered user of the partner on the test server, already activated by the consumer. */
+export const activeUser = (token: string, partnerUserId?: string) =>
+  Effect.flatMap(baseUrl, (base) => activeUserAt(base, token, partnerUserId))
 
 /** Sends a request to the server at `base` (another process, a second server), as `call` does. */
 export const callAt = (

@@ -1,12 +1,11 @@
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
-import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { testDatabase } from "@points/infrastructure/testing"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
-import { ADMIN_TOKEN, callAt, eventually } from "./harness.js"
-import { type ApiProcess, apiProcess, freePort, waitForOutput } from "./processes.js"
+import { activeUserAt, callAt, eventually, newPartnerAt } from "./harness.js"
+import { killProcess, listeningProcess, processSettings } from "./processes.js"
 
 /** One delivery as the receiver got it. */
 interface Received {
@@ -36,12 +35,6 @@ const receiver = Effect.acquireRelease(
   (hooks) => Effect.sync(() => hooks.close()),
 )
 
-const databaseUrl = Effect.map(PgClient.PgClient, (client) => {
-  const url = client.config.url
-  if (url === undefined) throw new Error("the test database has no URL")
-  return Redacted.value(url)
-})
-
 const EVERY_TYPE_EXPECTED = [
   "order.created",
   "order.created",
@@ -64,42 +57,14 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
       () =>
         Effect.gen(function* () {
           const hooks = yield* receiver
-          const port = yield* freePort
-          const base = `http://127.0.0.1:${port}`
-          const env = {
-            DATABASE_URL: yield* databaseUrl,
-            HOST: "127.0.0.1",
-            PORT: String(port),
-            ADMIN_TOKEN,
+          const { base, env } = yield* processSettings({
             FULFILMENT_DELAY_MS: "300",
             WEBHOOK_RETRY_SCHEDULE: "0,1,1,1",
             WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-          }
-          const start = Effect.gen(function* () {
-            const platform = yield* apiProcess(env, "src/platform.ts")
-            yield* waitForOutput(platform, `listening on ${base}`, 60)
-            return platform
           })
-          const kill = (platform: ApiProcess) =>
-            Effect.promise(() => {
-              platform.child.kill("SIGKILL")
-              return platform.exit
-            })
-
+          const start = listeningProcess(env, base, "src/platform.ts")
           const first = yield* start
-          const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
-          const partner = yield* callAt(base, "POST", "/admin/api/partners", {
-            json: { name: "Platform Ltd" },
-            headers: admin,
-          })
-          const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
-            json: {},
-            headers: admin,
-          })
-          const issued = yield* callAt(base, "POST", "/api/oauth/token", {
-            json: { client_id: credential.body.client_id, client_secret: credential.body.client_secret },
-          })
-          const token: string = issued.body.access_token
+          const { token } = yield* newPartnerAt(base, "Platform Ltd")
           const endpoint = yield* callAt(base, "POST", "/api/webhooks/endpoints", {
             token,
             json: { url: hooks.url, description: "every type" },
@@ -107,18 +72,10 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
           expect(endpoint.status).toBe(201)
           const webhook = new Webhook(endpoint.body.secret)
 
-          const user = yield* callAt(base, "POST", "/api/users", {
-            token,
-            json: { partner_user_id: "platform-1", email: "one@example.com" },
-          })
-          yield* eventually(
-            callAt(base, "GET", `/api/users/${user.body.id}`, { token }),
-            (reply) => reply.body.status === "active",
-            30,
-          )
+          const userId = yield* activeUserAt(base, token, "platform-1", 30)
           const added = yield* callAt(base, "POST", "/api/points/add", {
             token,
-            json: { transaction: { user_id: user.body.id, amount: 1000, reference_id: "platform-add" } },
+            json: { transaction: { user_id: userId, amount: 1000, reference_id: "platform-add" } },
           })
           expect(added.status).toBe(201)
           const place = (reference: string, sku: string) =>
@@ -126,7 +83,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
               token,
               headers: { "idempotency-key": reference },
               json: {
-                user_id: user.body.id,
+                user_id: userId,
                 reference_id: reference,
                 items: [{ sku, quantity: 2, points: 100 }],
               },
@@ -136,7 +93,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
           expect([shipped.status, failing.status]).toEqual([201, 201])
 
           // Killed with work in flight (orders pending, deliveries due); a new process finishes all of it.
-          yield* kill(first)
+          yield* killProcess(first)
           yield* start
 
           const final = (orderId: string) =>
@@ -153,14 +110,14 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
             "processing",
             "failed",
           ])
-          const account = yield* callAt(base, "GET", `/api/users/${user.body.id}/points-account`, { token })
+          const account = yield* callAt(base, "GET", `/api/users/${userId}/points-account`, { token })
           expect(account.body.balance).toBe(1000 - 200)
           const subtracted = yield* callAt(base, "POST", "/api/points/subtract", {
             token,
-            json: { transaction: { user_id: user.body.id, amount: 50, reference_id: "platform-subtract" } },
+            json: { transaction: { user_id: userId, amount: 50, reference_id: "platform-subtract" } },
           })
           expect(subtracted.body.balance_after).toBe(750)
-          expect((yield* callAt(base, "DELETE", `/api/users/${user.body.id}`, { token })).body.status).toBe(
+          expect((yield* callAt(base, "DELETE", `/api/users/${userId}`, { token })).body.status).toBe(
             "closed",
           )
 

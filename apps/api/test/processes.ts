@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { type AddressInfo, createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { fileURLToPath } from "node:url"
-import { Effect } from "effect"
-import { eventually } from "./harness.js"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { ADMIN_TOKEN, eventually } from "./harness.js"
 
 const apiDirectory = fileURLToPath(new URL("..", import.meta.url))
 
@@ -67,3 +68,38 @@ export const waitForOutput = (api: ApiProcess, text: string, seconds: number) =>
       state.found ? Effect.void : Effect.dieMessage(`the API exited: ${api.stdout()}\n${api.stderr()}`),
     ),
   )
+
+/** The URL of the test file's fresh database, to hand to a child process. */
+export const testDatabaseUrl = Effect.map(PgClient.PgClient, (client) => {
+  const url = client.config.url
+  if (url === undefined) throw new Error("the test database has no URL")
+  return Redacted.value(url)
+})
+
+/** An app's entry as a child process (see apiProcess), once it says it listens on `base`. */
+export const listeningProcess = (env: Record<string, string>, base: string, entry?: string) =>
+  Effect.tap(apiProcess(env, entry), (api) => waitForOutput(api, `listening on ${base}`, 60))
+
+/** SIGKILLs a child process and waits until it is gone. */
+export const killProcess = (api: ApiProcess) =>
+  Effect.promise(() => {
+    api.child.kill("SIGKILL")
+    return api.exit
+  })
+
+/**
+ * Where an app process will listen (a free port on 127.0.0.1, as `base`) and its environment: the test
+ * database, that port, the admin token, and `extra`.
+ */
+export const processSettings = (extra: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const env: Record<string, string> = {
+      DATABASE_URL: yield* testDatabaseUrl,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      ADMIN_TOKEN,
+      ...extra,
+    }
+    return { base: `http://127.0.0.1:${port}`, env }
+  })

@@ -7,7 +7,7 @@ import { testDatabase } from "@points/infrastructure/testing"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "../src/config.js"
 import { HttpAppLive } from "../src/server.js"
-import { ADMIN_TOKEN, baseUrl, callAt, metricValue, type Reply } from "./harness.js"
+import { ADMIN_TOKEN, baseUrl, callAt, metricValue, newPartnerAt, type Reply } from "./harness.js"
 
 /** The base URLs of two API servers (as two processes would be) over one database. */
 class Servers extends Context.Tag("test/Servers")<Servers, readonly [string, string]>() {}
@@ -34,24 +34,6 @@ const TwoServersLive = Layer.scoped(
   Layer.provide(testDatabase()),
 )
 
-const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
-
-const partnerToken = (base: string) =>
-  Effect.gen(function* () {
-    const partner = yield* callAt(base, "POST", "/admin/api/partners", {
-      json: { name: "Busy" },
-      headers: admin,
-    })
-    const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
-      json: {},
-      headers: admin,
-    })
-    const token = yield* callAt(base, "POST", "/api/oauth/token", {
-      json: { client_id: credential.body.client_id, client_secret: credential.body.client_secret },
-    })
-    return token.body.access_token as string
-  })
-
 const expectRateLimitHeaders = (reply: Reply) => {
   expect(reply.headers.get("ratelimit-policy")).toBe(`"partner";q=${policy.rateLimitBurst};w=1`)
   expect(reply.headers.get("ratelimit")).toMatch(/^"partner";r=\d+;t=\d+$/)
@@ -64,7 +46,7 @@ layer(TwoServersLive, { timeout: "120 seconds", excludeTestServices: true })(
       Effect.gen(function* () {
         const [first, second] = yield* Servers
         expect(first).not.toBe(second)
-        const token = yield* partnerToken(first)
+        const { token } = yield* newPartnerAt(first, "Busy")
         const rejectionsBefore = metricValue(
           (yield* callAt(first, "GET", "/metrics")).text,
           "rate_limit_rejections_total",

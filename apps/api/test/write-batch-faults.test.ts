@@ -1,16 +1,9 @@
-import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { testDatabase } from "@points/infrastructure/testing"
-import { Deferred, Effect, Exit, Fiber, Redacted } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { v7 as uuidV7 } from "uuid"
-import { ADMIN_TOKEN, callAt, eventually } from "./harness.js"
-import { type ApiProcess, apiProcess, freePort, waitForOutput } from "./processes.js"
-
-const databaseUrl = Effect.map(PgClient.PgClient, (client) => {
-  const url = client.config.url
-  if (url === undefined) throw new Error("the test database has no URL")
-  return Redacted.value(url)
-})
+import { activeUserAt, callAt, newPartnerAt } from "./harness.js"
+import { killProcess, listeningProcess, processSettings } from "./processes.js"
 
 const REQUESTS = 80
 
@@ -21,54 +14,18 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
       "an API process SIGKILLed with batches of movements in flight: every retry after a restart ends in exactly one effect",
       () =>
         Effect.gen(function* () {
-          const port = yield* freePort
-          const base = `http://127.0.0.1:${port}`
-          const env = {
-            DATABASE_URL: yield* databaseUrl,
-            HOST: "127.0.0.1",
-            PORT: String(port),
-            ADMIN_TOKEN,
+          const { base, env } = yield* processSettings({
             RATE_LIMIT_PER_SECOND: "100000",
             RATE_LIMIT_BURST: "100000",
-          }
-          const start = Effect.gen(function* () {
-            const api = yield* apiProcess(env)
-            yield* waitForOutput(api, `listening on ${base}`, 60)
-            return api
           })
-          const kill = (api: ApiProcess) =>
-            Effect.promise(() => {
-              api.child.kill("SIGKILL")
-              return api.exit
-            })
-
+          const start = listeningProcess(env, base)
           const first = yield* start
-          const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
-          const partner = yield* callAt(base, "POST", "/admin/api/partners", {
-            json: { name: "Batch Ltd" },
-            headers: admin,
-          })
-          const credential = yield* callAt(base, "POST", `/admin/api/partners/${partner.body.id}/clients`, {
-            json: {},
-            headers: admin,
-          })
-          const issued = yield* callAt(base, "POST", "/api/oauth/token", {
-            json: { client_id: credential.body.client_id, client_secret: credential.body.client_secret },
-          })
-          const token: string = issued.body.access_token
-          const user = yield* callAt(base, "POST", "/api/users", {
-            token,
-            json: { partner_user_id: "batch-1", email: "batch@example.com" },
-          })
-          yield* eventually(
-            callAt(base, "GET", `/api/users/${user.body.id}`, { token }),
-            (reply) => reply.body.status === "active",
-            30,
-          )
+          const { token } = yield* newPartnerAt(base, "Batch Ltd")
+          const userId = yield* activeUserAt(base, token, "batch-1", 30)
 
           const requests = Array.from({ length: REQUESTS }, (_, n) => ({
             key: `batch-${n}-${uuidV7()}`,
-            json: { transaction: { user_id: user.body.id, amount: n + 1, reference_id: `batch-ref-${n}` } },
+            json: { transaction: { user_id: userId, amount: n + 1, reference_id: `batch-ref-${n}` } },
           }))
           const send = (request: (typeof requests)[number]) =>
             callAt(base, "POST", "/api/points/add", {
@@ -95,7 +52,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
             ),
           )
           yield* Deferred.await(answered)
-          yield* kill(first)
+          yield* killProcess(first)
           const before = yield* Fiber.join(firstRound)
           const answeredBefore = before.map((exit) =>
             Exit.isSuccess(exit) && exit.value.status === 201 ? exit.value : undefined,
@@ -113,7 +70,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
             expect(retries[n]?.headers.get("idempotent-replayed")).toBe("true")
             expect(retries[n]?.text).toBe(reply.text)
           }
-          const account = yield* callAt(base, "GET", `/api/users/${user.body.id}/points-account`, { token })
+          const account = yield* callAt(base, "GET", `/api/users/${userId}/points-account`, { token })
           expect(account.body.balance).toBe((REQUESTS * (REQUESTS + 1)) / 2)
           const references = new Set<string>()
           let cursor: string | null = null
@@ -122,7 +79,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
               yield* callAt(
                 base,
                 "GET",
-                `/api/points/transactions?user_id=${user.body.id}&limit=100${cursor === null ? "" : `&cursor=${cursor}`}`,
+                `/api/points/transactions?user_id=${userId}&limit=100${cursor === null ? "" : `&cursor=${cursor}`}`,
                 { token },
               )
             for (const transaction of page.body.data) {
