@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Ledger, Points, PointsBalance } from "../src/index.js"
+import { Ledger, Points, PointsBalance, validatedOnAppend } from "../src/index.js"
 import { checkCatalogRoundTrip } from "../src/testing/index.js"
 import { epoch, userId } from "./fixtures.js"
 import {
@@ -41,6 +41,22 @@ describe("Points account events in the store", () => {
       for (const type of Ledger.ledgerEvents.types) expect(Ledger.ledgerEvents.versionOf(type)).toBe(1)
     }),
   )
+
+  it("made without validation (validatedOnAppend), are still validated when encoded for the store", () => {
+    const valid = Ledger.PointsAdded.make(
+      { ...common, transactionId: addTransactionId, referenceId, description: null },
+      validatedOnAppend,
+    )
+    expect(Ledger.ledgerEvents.encode(valid).data).toMatchObject({ amount: 25, balanceAfter: 75 })
+    // What a faulty decider could make: a negative amount, a fractional balance. The store never takes it.
+    const faulty = Ledger.PointsAdded.make(
+      { ...valid, amount: -5 as Points, balanceAfter: 7.5 as PointsBalance },
+      validatedOnAppend,
+    )
+    expect(faulty.amount).toBe(-5)
+    expect(() => Ledger.ledgerEvents.encode(faulty)).toThrow(/amount/)
+    expect(() => Ledger.PointsAdded.make({ ...valid, amount: -5 as Points })).toThrow(/amount/)
+  })
 })
 
 describe("Points transactions", () => {

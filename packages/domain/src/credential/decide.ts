@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { AlreadyClosed, ResourceNotFound } from "../errors/business-errors.js"
-import { InvariantViolation } from "../shared/decider.js"
+import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
 import type { ClientId } from "../shared/ids.js"
 import type { CredentialCommand } from "./commands.js"
 import { type CredentialEvent, CredentialIssued, CredentialRevoked, SecretRotated } from "./events.js"
@@ -31,23 +31,26 @@ export const decide = (
         if (state._tag === "Issued")
           return yield* Effect.die(new InvariantViolation("client id already issued"))
         const { clientId, partnerId, name, secretHash } = command
-        return [CredentialIssued.make({ clientId, partnerId, name, secretHash, at })]
+        return [CredentialIssued.make({ clientId, partnerId, name, secretHash, at }, validatedOnAppend)]
       }
       case "RotateSecret": {
         const credential = yield* active(state, command.clientId)
         return [
-          SecretRotated.make({
-            clientId: command.clientId,
-            secretHash: command.secretHash,
-            previousSecretHash: credential.secretHash,
-            previousValidUntil: DateTime.add(at, { seconds: command.gracePeriodSeconds }),
-            at,
-          }),
+          SecretRotated.make(
+            {
+              clientId: command.clientId,
+              secretHash: command.secretHash,
+              previousSecretHash: credential.secretHash,
+              previousValidUntil: DateTime.add(at, { seconds: command.gracePeriodSeconds }),
+              at,
+            },
+            validatedOnAppend,
+          ),
         ]
       }
       case "RevokeCredential": {
         yield* active(state, command.clientId)
-        return [CredentialRevoked.make({ clientId: command.clientId, at })]
+        return [CredentialRevoked.make({ clientId: command.clientId, at }, validatedOnAppend)]
       }
     }
   })

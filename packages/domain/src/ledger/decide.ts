@@ -5,7 +5,7 @@ import {
   NoPointsAccount,
   PointsAccountConflict,
 } from "../errors/business-errors.js"
-import { InvariantViolation } from "../shared/decider.js"
+import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
 import { type Points, PointsBalance, zeroBalance } from "../shared/points.js"
 import { ensureStandingWritable, type UserError } from "../user/decide.js"
 import type { UserStanding } from "../user/state.js"
@@ -72,7 +72,9 @@ export const decide = (
         if (state._tag !== "NoAccount") {
           return yield* Effect.fail(new PointsAccountConflict({ reason: "AccountAlreadyOpen" }))
         }
-        return [AccountOpened.make({ accountId: command.accountId, userId: command.userId, at })]
+        return [
+          AccountOpened.make({ accountId: command.accountId, userId: command.userId, at }, validatedOnAppend),
+        ]
       }
       case "AddPoints": {
         yield* ensureStandingWritable(command.holder, command.userId)
@@ -82,33 +84,41 @@ export const decide = (
         const opening = state._tag === "NoAccount"
         const accountId = opening ? command.accountId : state.accountId
         const balanceAfter = yield* credited(opening ? zeroBalance : state.balance, command.amount)
-        const added = PointsAdded.make({
-          transactionId: command.transactionId,
-          accountId,
-          userId: command.userId,
-          amount: command.amount,
-          balanceAfter,
-          referenceId: command.referenceId,
-          description: command.description,
-          at,
-        })
-        return opening ? [AccountOpened.make({ accountId, userId: command.userId, at }), added] : [added]
-      }
-      case "SubtractPoints": {
-        yield* ensureDebitable(command.holder, command.userId)
-        const account = yield* openAccount(state, command.userId)
-        const balanceAfter = yield* debited(account, command.amount)
-        return [
-          PointsSubtracted.make({
+        const added = PointsAdded.make(
+          {
             transactionId: command.transactionId,
-            accountId: account.accountId,
+            accountId,
             userId: command.userId,
             amount: command.amount,
             balanceAfter,
             referenceId: command.referenceId,
             description: command.description,
             at,
-          }),
+          },
+          validatedOnAppend,
+        )
+        return opening
+          ? [AccountOpened.make({ accountId, userId: command.userId, at }, validatedOnAppend), added]
+          : [added]
+      }
+      case "SubtractPoints": {
+        yield* ensureDebitable(command.holder, command.userId)
+        const account = yield* openAccount(state, command.userId)
+        const balanceAfter = yield* debited(account, command.amount)
+        return [
+          PointsSubtracted.make(
+            {
+              transactionId: command.transactionId,
+              accountId: account.accountId,
+              userId: command.userId,
+              amount: command.amount,
+              balanceAfter,
+              referenceId: command.referenceId,
+              description: command.description,
+              at,
+            },
+            validatedOnAppend,
+          ),
         ]
       }
       case "DebitForOrder": {
@@ -117,16 +127,19 @@ export const decide = (
         const account = yield* openAccount(state, command.userId)
         const balanceAfter = yield* debited(account, command.amount)
         return [
-          OrderDebited.make({
-            transactionId: command.transactionId,
-            accountId: account.accountId,
-            userId: command.userId,
-            orderId: command.orderId,
-            amount: command.amount,
-            balanceAfter,
-            referenceId: command.referenceId,
-            at,
-          }),
+          OrderDebited.make(
+            {
+              transactionId: command.transactionId,
+              accountId: account.accountId,
+              userId: command.userId,
+              orderId: command.orderId,
+              amount: command.amount,
+              balanceAfter,
+              referenceId: command.referenceId,
+              at,
+            },
+            validatedOnAppend,
+          ),
         ]
       }
       case "RefundOrder": {
@@ -149,22 +162,30 @@ export const decide = (
         }
         const balanceAfter = yield* credited(state.balance, command.amount)
         return [
-          OrderRefunded.make({
-            transactionId: command.transactionId,
-            accountId: state.accountId,
-            userId: command.userId,
-            orderId: command.orderId,
-            amount: command.amount,
-            balanceAfter,
-            referenceId: command.referenceId,
-            at,
-          }),
+          OrderRefunded.make(
+            {
+              transactionId: command.transactionId,
+              accountId: state.accountId,
+              userId: command.userId,
+              orderId: command.orderId,
+              amount: command.amount,
+              balanceAfter,
+              referenceId: command.referenceId,
+              at,
+            },
+            validatedOnAppend,
+          ),
         ]
       }
       case "CloseAccount":
         // Issued together with closing the user, who may never have had an account.
         return state._tag === "Open"
-          ? [AccountClosed.make({ accountId: state.accountId, userId: command.userId, at })]
+          ? [
+              AccountClosed.make(
+                { accountId: state.accountId, userId: command.userId, at },
+                validatedOnAppend,
+              ),
+            ]
           : []
     }
   })

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { IllegalOrderTransition, ResourceNotFound } from "../errors/business-errors.js"
-import { InvariantViolation } from "../shared/decider.js"
+import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
 import { Points } from "../shared/points.js"
 import type { OrderCommand } from "./commands.js"
 import {
@@ -56,35 +56,44 @@ export const decide = (
         // The items schema caps the total at MAX_POINTS, so it is a valid amount to debit.
         const totalPoints = Points.make(totalPointsOf(command.items))
         return [
-          OrderPlaced.make({
-            orderId,
-            userId: command.userId,
-            referenceId: command.referenceId,
-            items: command.items,
-            totalPoints,
-            debitTransactionId: command.debitTransactionId,
-            at,
-          }),
+          OrderPlaced.make(
+            {
+              orderId,
+              userId: command.userId,
+              referenceId: command.referenceId,
+              items: command.items,
+              totalPoints,
+              debitTransactionId: command.debitTransactionId,
+              at,
+            },
+            validatedOnAppend,
+          ),
         ]
       }
       case "StartProcessing": {
         const order = yield* existing(state, orderId)
-        return yield* move(order, "processing", true, () => OrderProcessingStarted.make({ orderId, at }))
+        return yield* move(order, "processing", true, () =>
+          OrderProcessingStarted.make({ orderId, at }, validatedOnAppend),
+        )
       }
       case "CompleteOrder": {
         const order = yield* existing(state, orderId)
-        return yield* move(order, "completed", true, () => OrderCompleted.make({ orderId, at }))
+        return yield* move(order, "completed", true, () =>
+          OrderCompleted.make({ orderId, at }, validatedOnAppend),
+        )
       }
       case "FailOrder": {
         const order = yield* existing(state, orderId)
         return yield* move(order, "failed", true, () =>
-          OrderFailed.make({ orderId, reason: command.reason, at }),
+          OrderFailed.make({ orderId, reason: command.reason, at }, validatedOnAppend),
         )
       }
       case "CancelOrder": {
         // A partner's cancel is answered, not absorbed: cancelling twice is LE3001 as published.
         const order = yield* existing(state, orderId)
-        return yield* move(order, "cancelled", false, () => OrderCancelled.make({ orderId, at }))
+        return yield* move(order, "cancelled", false, () =>
+          OrderCancelled.make({ orderId, at }, validatedOnAppend),
+        )
       }
     }
   })

@@ -1,5 +1,5 @@
 import { DateTime, Effect } from "effect"
-import { InvariantViolation } from "../shared/decider.js"
+import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
 import type { PartnerCommand } from "./commands.js"
 import { type PartnerEvent, PartnerRegistered } from "./events.js"
 import type { PartnerState } from "./state.js"
@@ -16,7 +16,9 @@ export const decide = (
         // Ids are fresh UUID v7s minted per request, so a second registration of one id is a bug, not a retry.
         if (state._tag === "Registered")
           return yield* Effect.die(new InvariantViolation("partner id already registered"))
-        return [PartnerRegistered.make({ partnerId: command.partnerId, name: command.name, at })]
+        return [
+          PartnerRegistered.make({ partnerId: command.partnerId, name: command.name, at }, validatedOnAppend),
+        ]
       }
     }
   })

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { AlreadyClosed, ResourceNotFound, UserBeingProcessed } from "../errors/business-errors.js"
-import { InvariantViolation } from "../shared/decider.js"
+import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
 import type { UserCommand } from "./commands.js"
 import { UserActivated, UserClosed, UserDetailsChanged, type UserEvent, UserRegistered } from "./events.js"
 import type { RegisteredUser, UserStanding, UserState } from "./state.js"
@@ -54,23 +54,25 @@ export const decide = (
         // Ids are fresh UUID v7s minted per request, so a second registration of one id is a bug, not a retry.
         if (state._tag === "Registered")
           return yield* Effect.die(new InvariantViolation("user id already registered"))
-        return [UserRegistered.make({ ...command, at })]
+        return [UserRegistered.make({ ...command, at }, validatedOnAppend)]
       }
       case "ActivateUser": {
         const user = yield* existing(state, command.userId)
         // Redelivered activations are harmless: only a user still processing changes.
-        return user.status === "processing" ? [UserActivated.make({ userId: command.userId, at })] : []
+        return user.status === "processing"
+          ? [UserActivated.make({ userId: command.userId, at }, validatedOnAppend)]
+          : []
       }
       case "UpdateUser": {
         const user = yield* ensureWritable(state, command.userId)
         const email = command.email ?? user.email
         const name = command.name === undefined ? user.name : command.name
         if (email === user.email && name === user.name) return []
-        return [UserDetailsChanged.make({ userId: command.userId, email, name, at })]
+        return [UserDetailsChanged.make({ userId: command.userId, email, name, at }, validatedOnAppend)]
       }
       case "CloseUser": {
         yield* ensureWritable(state, command.userId)
-        return [UserClosed.make({ userId: command.userId, at })]
+        return [UserClosed.make({ userId: command.userId, at }, validatedOnAppend)]
       }
     }
   })

@@ -1,7 +1,7 @@
 import { DateTime, Effect } from "effect"
 import { ResourceNotFound } from "../errors/business-errors.js"
 import { InvalidParams } from "../errors/request-errors.js"
-import { InvariantViolation } from "../shared/decider.js"
+import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
 import type { WebhookEndpointId } from "../shared/ids.js"
 import type { WebhookEndpointCommand } from "./commands.js"
 import { normalizeEventTypes } from "./event-types.js"
@@ -52,16 +52,19 @@ export const decide = (
         const { partnerId, url, description, enabled, secretId } = command
         const eventTypes = normalizeEventTypes(command.eventTypes)
         return [
-          WebhookEndpointCreated.make({
-            endpointId,
-            partnerId,
-            url,
-            eventTypes,
-            description,
-            enabled,
-            secretId,
-            at,
-          }),
+          WebhookEndpointCreated.make(
+            {
+              endpointId,
+              partnerId,
+              url,
+              eventTypes,
+              description,
+              enabled,
+              secretId,
+              at,
+            },
+            validatedOnAppend,
+          ),
         ]
       }
       case "UpdateEndpoint": {
@@ -78,29 +81,37 @@ export const decide = (
           description === endpoint.description &&
           enabled === endpoint.enabled
         if (unchanged) return []
-        return [WebhookEndpointUpdated.make({ endpointId, url, eventTypes, description, enabled, at })]
+        return [
+          WebhookEndpointUpdated.make(
+            { endpointId, url, eventTypes, description, enabled, at },
+            validatedOnAppend,
+          ),
+        ]
       }
       case "RotateEndpointSecret": {
         const endpoint = yield* live(state, endpointId)
         return [
-          WebhookSecretRotated.make({
-            endpointId,
-            secretId: command.secretId,
-            previousSecretId: endpoint.secretId,
-            previousValidUntil: DateTime.add(at, { seconds: command.gracePeriodSeconds }),
-            at,
-          }),
+          WebhookSecretRotated.make(
+            {
+              endpointId,
+              secretId: command.secretId,
+              previousSecretId: endpoint.secretId,
+              previousValidUntil: DateTime.add(at, { seconds: command.gracePeriodSeconds }),
+              at,
+            },
+            validatedOnAppend,
+          ),
         ]
       }
       case "DisableEndpoint": {
         const endpoint = yield* live(state, endpointId)
         // Deliveries racing each other may each decide to disable; only the first changes anything.
         if (!endpoint.enabled) return []
-        return [WebhookEndpointDisabled.make({ endpointId, reason: command.reason, at })]
+        return [WebhookEndpointDisabled.make({ endpointId, reason: command.reason, at }, validatedOnAppend)]
       }
       case "DeleteEndpoint": {
         yield* live(state, endpointId)
-        return [WebhookEndpointDeleted.make({ endpointId, at })]
+        return [WebhookEndpointDeleted.make({ endpointId, at }, validatedOnAppend)]
       }
     }
   })

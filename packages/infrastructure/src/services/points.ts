@@ -9,6 +9,7 @@ import {
   type TransactionResource,
   User,
   type UserId,
+  validatedOnAppend,
 } from "@points/domain"
 import { Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
@@ -85,13 +86,13 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
       streams,
       decide: (s: States<typeof streams>) =>
         Effect.gen(function* () {
+          // Commands of typed values already checked (the request's decoding, the ids made above): not
+          // validated again on make (see validatedOnAppend).
           const reference = yield* Reference.decide(
-            Reference.ReserveReference.make({
-              partnerId,
-              kind: "transaction",
-              referenceId,
-              recordId: transactionId,
-            }),
+            Reference.ReserveReference.make(
+              { partnerId, kind: "transaction", referenceId, recordId: transactionId },
+              validatedOnAppend,
+            ),
             s.reference,
           )
           const movement = {
@@ -104,8 +105,8 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
           }
           const ledger = yield* Ledger.decide(
             kind === "add"
-              ? Ledger.AddPoints.make({ ...movement, accountId })
-              : Ledger.SubtractPoints.make(movement),
+              ? Ledger.AddPoints.make({ ...movement, accountId }, validatedOnAppend)
+              : Ledger.SubtractPoints.make(movement, validatedOnAppend),
             s.ledger,
           )
           return { reference, ledger }

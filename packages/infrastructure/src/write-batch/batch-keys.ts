@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { IdempotencyKey, InvariantViolation } from "@points/domain"
+import { IdempotencyKey, InvariantViolation, validatedOnAppend } from "@points/domain"
 import { DateTime, Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { type ClaimKeyRequest, keyLockName } from "../idempotency/claim-key.js"
@@ -55,19 +55,24 @@ export const completedKeyOf = (
   atDatabaseTime(now)(
     Effect.gen(function* () {
       const { partnerId, key } = claim
+      // Commands of values already checked (the claim request's, the response built from a resource): not
+      // validated again on make (see validatedOnAppend).
       const claimed = yield* IdempotencyKey.decide(
-        IdempotencyKey.ClaimKey.make({
-          partnerId,
-          key,
-          fingerprint: claim.fingerprint,
-          leaseSeconds: claim.leaseSeconds,
-          lifetimeSeconds: claim.lifetimeSeconds,
-        }),
+        IdempotencyKey.ClaimKey.make(
+          {
+            partnerId,
+            key,
+            fingerprint: claim.fingerprint,
+            leaseSeconds: claim.leaseSeconds,
+            lifetimeSeconds: claim.lifetimeSeconds,
+          },
+          validatedOnAppend,
+        ),
         IdempotencyKey.unclaimed,
       )
       const afterClaim = claimed.reduce(IdempotencyKey.evolve, IdempotencyKey.unclaimed)
       const recorded = yield* IdempotencyKey.decide(
-        IdempotencyKey.RecordResponse.make({ partnerId, key, response }),
+        IdempotencyKey.RecordResponse.make({ partnerId, key, response }, validatedOnAppend),
         afterClaim,
       )
       const state = recorded.reduce(IdempotencyKey.evolve, afterClaim)
