@@ -110,3 +110,17 @@ export const balanceOf = async (baseUrl: string, token: string, userId: string) 
   if (typeof balance !== "number") throw new Error(`no balance in ${text}`)
   return balance
 }
+
+/** Every sample of the API's `/metrics` (Prometheus text), by sample name with its labels. */
+export const metricsOf = async (baseUrl: string) => {
+  const response = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(TIMEOUT_MS) })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${text}`)
+  const samples = new Map<string, number>()
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue
+    const space = line.lastIndexOf(" ")
+    samples.set(line.slice(0, space), Number(line.slice(space + 1)))
+  }
+  return samples
+}

@@ -79,3 +79,19 @@ export const loadText = () =>
 
 /** A target's verdict, loud when missed. */
 export const verdict = (met: boolean) => (met ? "met" : "MISSED")
+
+/**
+ * What the API's `/metrics` said about the measured run: how busy its one JavaScript thread was (event loop
+ * busy / (busy + idle)), and how many requests its write batches held on average.
+ */
+export const apiInsideText = (before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>) => {
+  const grew = (sample: string) => (after.get(sample) ?? 0) - (before.get(sample) ?? 0)
+  const busy = grew("nodejs_eventloop_active_seconds_total")
+  const idle = grew("nodejs_eventloop_idle_seconds_total")
+  const batches = grew('write_batches_total{outcome="committed"}')
+  const batched = grew('write_batch_requests_total{result="committed"}')
+  return (
+    `API: event loop (its one JavaScript thread) busy ${((100 * busy) / Math.max(busy + idle, 1e-9)).toFixed(0)} % ` +
+    `of the run; ${count(batches)} write batches, ${batches === 0 ? 0 : (batched / batches).toFixed(1)} requests each on average`
+  )
+}

@@ -14,7 +14,7 @@ import { cpus, tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { activeUser, balanceOf, newPartnerToken } from "./bench-http-api.js"
+import { activeUser, balanceOf, metricsOf, newPartnerToken } from "./bench-http-api.js"
 import { runLoad, settleUnanswered, type Target } from "./bench-http-load.js"
 import {
   type Child,
@@ -26,6 +26,7 @@ import {
   waitUntilServing,
 } from "./bench-http-processes.js"
 import {
+  apiInsideText,
   count,
   cpuText,
   loadText,
@@ -102,16 +103,28 @@ const environment = (extra: Record<string, string>) => {
  * One phase: checkpoint (neither side pays for the other's dirty pages), warm-up, then the measured run, with
  * the CPU time the server process and the PostgreSQL server (every process of it) used during that run.
  */
-const phase = async (admin: pg.Client, target: Target, server: Child, postgresParent: Child) => {
+const phase = async (
+  admin: pg.Client,
+  target: Target,
+  server: Child,
+  postgresParent: Child,
+  scrape?: () => Promise<ReadonlyMap<string, number>>,
+) => {
   await admin.query("CHECKPOINT")
   const warmUp = await runLoad(target, CONNECTIONS, WARM_UP_SECONDS)
+  const metricsBefore = await scrape?.()
   const before = { server: cpuMsOf(server.pid), postgres: descendantsCpuMsOf(postgresParent.pid, "postgres") }
   const measured = await runLoad(target, CONNECTIONS, SECONDS)
   const cpuMs = {
     server: cpuMsOf(server.pid) - before.server,
     postgres: descendantsCpuMsOf(postgresParent.pid, "postgres") - before.postgres,
   }
-  return { warmUp, measured, cpuMs }
+  const metricsAfter = await scrape?.()
+  const metrics =
+    metricsBefore === undefined || metricsAfter === undefined
+      ? undefined
+      : { before: metricsBefore, after: metricsAfter }
+  return { warmUp, measured, cpuMs, metrics }
 }
 
 /**
@@ -204,13 +217,14 @@ const benchmark = async () => {
     let apiRun: Awaited<ReturnType<typeof phase>>
     let apiPeak: MemoryPeak
     try {
-      apiRun = await phase(admin, apiTarget, api, api)
+      apiRun = await phase(admin, apiTarget, api, api, () => metricsOf(apiUrl))
     } finally {
       apiPeak = apiMemory.stop()
     }
     console.log(warmUpText("API", WARM_UP_SECONDS, apiRun.warmUp))
     const apiFigures = report("API", apiRun.measured)
     console.log(cpuText("API", apiRun.measured, apiRun.cpuMs))
+    if (apiRun.metrics !== undefined) console.log(apiInsideText(apiRun.metrics.before, apiRun.metrics.after))
     console.log(
       `API: peak RSS of the node process ${apiPeak.rssMb.toFixed(0)} MB; its embedded PostgreSQL processes ` +
         `${apiPeak.postgresPssMb.toFixed(0)} MB together (peak PSS: shared buffers counted once)`,

@@ -415,6 +415,38 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
       }),
     )
 
+    it.effect("exports the process's CPU time, memory and event loop busy and idle time in /metrics", () =>
+      Effect.gen(function* () {
+        const first = (yield* call("GET", "/metrics")).text
+        const { token } = yield* newPartner()
+        for (let n = 0; n < 5; n++) expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+        const second = (yield* call("GET", "/metrics")).text
+        for (const [name, type] of [
+          ["process_cpu_user_seconds_total", "counter"],
+          ["process_cpu_system_seconds_total", "counter"],
+          ["process_resident_memory_bytes", "gauge"],
+          ["nodejs_heap_used_bytes", "gauge"],
+          ["nodejs_eventloop_active_seconds_total", "counter"],
+          ["nodejs_eventloop_idle_seconds_total", "counter"],
+        ] as const) {
+          expect(second).toContain(`# TYPE ${name} ${type}\n`)
+          expect(second.split("\n").filter((line) => line.startsWith(`${name} `))).toHaveLength(1)
+        }
+        // The figures are this process's own, read at each scrape: the requests in between cost CPU time and
+        // kept the event loop busy, and the process holds its heap in resident memory.
+        const grew = (name: string) => metricValue(second, name) - metricValue(first, name)
+        expect(
+          grew("process_cpu_user_seconds_total") + grew("process_cpu_system_seconds_total"),
+        ).toBeGreaterThan(0)
+        expect(grew("nodejs_eventloop_active_seconds_total")).toBeGreaterThan(0)
+        expect(grew("nodejs_eventloop_idle_seconds_total")).toBeGreaterThanOrEqual(0)
+        const rss = metricValue(second, "process_resident_memory_bytes")
+        expect(metricValue(second, "nodejs_heap_used_bytes")).toBeGreaterThan(1_000_000)
+        expect(rss).toBeGreaterThan(metricValue(second, "nodejs_heap_used_bytes"))
+        expect(rss).toBeLessThan(8 * 1024 ** 3)
+      }),
+    )
+
     it.effect("answers 503 SV5003 with Retry-After while the database is out of reach, and recovers", () =>
       Effect.gen(function* () {
         const { token } = yield* newPartner()

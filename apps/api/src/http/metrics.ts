@@ -1,4 +1,5 @@
 import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option } from "effect"
+import { processMetricsText } from "./process-metrics.js"
 
 /** Requests answered, by method, route template and status. */
 export const requestCount = Metric.counter("http_requests_total", { description: "HTTP requests answered" })
@@ -70,7 +71,8 @@ const typeOf = (state: MetricState.MetricState.Untyped) =>
 
 /**
  * Every metric of this process in the Prometheus text exposition format (version 0.0.4): one `# HELP` and
- * `# TYPE` per metric family, its samples together. Frequencies and summaries are not exported.
+ * `# TYPE` per metric family, its samples together, then the process's own figures (processMetricsText).
+ * Frequencies and summaries are not exported.
  */
 export const prometheusText = Effect.map(Metric.snapshot, (pairs) => {
   const families = new Map<string, { help: string; type: string; samples: Array<string> }>()
@@ -107,5 +109,5 @@ export const prometheusText = Effect.map(Metric.snapshot, (pairs) => {
     lines.push(`# HELP ${name} ${family.help.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`)
     lines.push(`# TYPE ${name} ${family.type}`, ...family.samples)
   }
-  return `${lines.join("\n")}\n`
+  return `${lines.map((line) => `${line}\n`).join("")}${processMetricsText()}`
 })
