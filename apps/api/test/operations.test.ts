@@ -378,7 +378,9 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
     it.effect("counts requests by route template and status in /metrics, with latency and in-flight", () =>
       Effect.gen(function* () {
         const { token } = yield* newPartner()
-        expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+        // Three of one route and status: each counted under the same labels (the metrics of a label set are
+        // made once and found again).
+        for (let n = 0; n < 3; n++) expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
         expect(
           (yield* call("GET", "/api/users/01900000-0000-7000-8000-000000000000", { token })).status,
         ).toBe(404)
@@ -387,7 +389,7 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
         expect(metrics.status).toBe(200)
         expect(metrics.headers.get("content-type")).toContain("text/plain")
         const text = metrics.text
-        expect(metricValue(text, 'http_requests_total{method="GET",route="/api/users",status="200"}')).toBe(1)
+        expect(metricValue(text, 'http_requests_total{method="GET",route="/api/users",status="200"}')).toBe(3)
         expect(
           metricValue(text, 'http_requests_total{method="GET",route="/api/users/:user_id",status="404"}'),
         ).toBe(1)
@@ -400,13 +402,19 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
             text,
             'http_request_duration_seconds_bucket{method="GET",route="/api/users",status="200",le="+Inf"}',
           ),
-        ).toBe(1)
+        ).toBe(3)
         expect(
           metricValue(
             text,
             'http_request_duration_seconds_count{method="GET",route="/api/users",status="200"}',
           ),
-        ).toBe(1)
+        ).toBe(3)
+        // One sample line per label set, not one per request.
+        expect(
+          text
+            .split("\n")
+            .filter((line) => line.startsWith('http_requests_total{method="GET",route="/api/users",')),
+        ).toHaveLength(1)
         expect(text).toContain("# TYPE http_request_duration_seconds histogram")
         // This very request is the one in flight.
         expect(metricValue(text, "http_requests_in_flight")).toBe(1)

@@ -1,11 +1,11 @@
-import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option } from "effect"
+import { Effect, Metric, MetricBoundaries, MetricKey, MetricLabel, MetricState, Option } from "effect"
 import { processMetricsText } from "./process-metrics.js"
 
 /** Requests answered, by method, route template and status. */
-export const requestCount = Metric.counter("http_requests_total", { description: "HTTP requests answered" })
+const requestCountKey = MetricKey.counter("http_requests_total", { description: "HTTP requests answered" })
 
 /** Request latency in seconds (until the response is written), by method, route template and status. */
-export const requestDuration = Metric.histogram(
+const requestDurationKey = MetricKey.histogram(
   "http_request_duration_seconds",
   MetricBoundaries.exponential({ start: 0.001, factor: 2, count: 14 }),
   "HTTP request latency",
@@ -32,6 +32,33 @@ export const rateLimitRejections = Metric.counter("rate_limit_rejections_total",
 /** The route label of a request no route matched (unknown paths, and bodies refused before routing). */
 export const UNMATCHED_ROUTE = "unmatched"
 
+// The request metrics of one method, route template and status, made once. `Metric.taggedWithLabels` would
+// build and hash a new metric key on every update (its label array is new each time, so Effect's hook cache
+// never hits); a metric made from the full key finds its registry entry once. The combinations are bounded:
+// route templates (never concrete paths), methods and statuses.
+const requestMetrics = new Map<
+  string,
+  { readonly count: Metric.Metric.Counter<number>; readonly duration: Metric.Metric.Histogram<number> }
+>()
+
+const requestMetricsOf = (method: string, route: string, status: number) => {
+  const id = `${method} ${route} ${status}`
+  let metrics = requestMetrics.get(id)
+  if (metrics === undefined) {
+    const labels = [
+      MetricLabel.make("method", method),
+      MetricLabel.make("route", route),
+      MetricLabel.make("status", String(status)),
+    ]
+    metrics = {
+      count: Metric.fromMetricKey(MetricKey.taggedWithLabels(requestCountKey, labels)),
+      duration: Metric.fromMetricKey(MetricKey.taggedWithLabels(requestDurationKey, labels)),
+    }
+    requestMetrics.set(id, metrics)
+  }
+  return metrics
+}
+
 /** Counts one answered request and its latency under its route template (never its concrete path). */
 export const recordRequest = (request: {
   readonly method: string
@@ -39,15 +66,8 @@ export const recordRequest = (request: {
   readonly status: number
   readonly seconds: number
 }) => {
-  const labels = [
-    MetricLabel.make("method", request.method),
-    MetricLabel.make("route", request.route),
-    MetricLabel.make("status", String(request.status)),
-  ]
-  return Effect.zipRight(
-    Metric.increment(Metric.taggedWithLabels(requestCount, labels)),
-    Metric.update(Metric.taggedWithLabels(requestDuration, labels), request.seconds),
-  )
+  const { count, duration } = requestMetricsOf(request.method, request.route, request.status)
+  return Effect.zipRight(Metric.increment(count), Metric.update(duration, request.seconds))
 }
 
 // Label values are escaped as the exposition format asks: backslash, double quote and line feed.
