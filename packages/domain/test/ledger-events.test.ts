@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Ledger, Points, PointsBalance, validatedOnAppend } from "../src/index.js"
+import { Ledger, Points, PointsBalance, validatedElsewhere } from "../src/index.js"
 import { checkCatalogRoundTrip } from "../src/testing/index.js"
 import { epoch, userId } from "./fixtures.js"
 import {
@@ -42,16 +42,16 @@ describe("Points account events in the store", () => {
     }),
   )
 
-  it("made without validation (validatedOnAppend), are still validated when encoded for the store", () => {
+  it("made without validation (validatedElsewhere), are still validated when encoded for the store", () => {
     const valid = Ledger.PointsAdded.make(
       { ...common, transactionId: addTransactionId, referenceId, description: null },
-      validatedOnAppend,
+      validatedElsewhere,
     )
     expect(Ledger.ledgerEvents.encode(valid).data).toMatchObject({ amount: 25, balanceAfter: 75 })
     // What a faulty decider could make: a negative amount, a fractional balance. The store never takes it.
     const faulty = Ledger.PointsAdded.make(
       { ...valid, amount: -5 as Points, balanceAfter: 7.5 as PointsBalance },
-      validatedOnAppend,
+      validatedElsewhere,
     )
     expect(faulty.amount).toBe(-5)
     expect(() => Ledger.ledgerEvents.encode(faulty)).toThrow(/amount/)

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { AlreadyClosed, ResourceNotFound } from "../errors/business-errors.js"
-import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import type { ClientId } from "../shared/ids.js"
 import type { CredentialCommand } from "./commands.js"
 import { type CredentialEvent, CredentialIssued, CredentialRevoked, SecretRotated } from "./events.js"
@@ -31,7 +31,7 @@ export const decide = (
         if (state._tag === "Issued")
           return yield* Effect.die(new InvariantViolation("client id already issued"))
         const { clientId, partnerId, name, secretHash } = command
-        return [CredentialIssued.make({ clientId, partnerId, name, secretHash, at }, validatedOnAppend)]
+        return [CredentialIssued.make({ clientId, partnerId, name, secretHash, at }, validatedElsewhere)]
       }
       case "RotateSecret": {
         const credential = yield* active(state, command.clientId)
@@ -44,13 +44,13 @@ export const decide = (
               previousValidUntil: DateTime.add(at, { seconds: command.gracePeriodSeconds }),
               at,
             },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
       case "RevokeCredential": {
         yield* active(state, command.clientId)
-        return [CredentialRevoked.make({ clientId: command.clientId, at }, validatedOnAppend)]
+        return [CredentialRevoked.make({ clientId: command.clientId, at }, validatedElsewhere)]
       }
     }
   })

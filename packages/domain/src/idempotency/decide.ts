@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import type { IdempotencyKeyInProgress, IdempotencyKeyReused } from "../errors/idempotency-errors.js"
-import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import { ClaimDecision, claimDecision } from "./claim-decision.js"
 import type { ClaimKey, IdempotencyKeyCommand } from "./commands.js"
 import { type IdempotencyKeyEvent, KeyClaimed, KeyExpired, KeyReleased, ResponseRecorded } from "./events.js"
@@ -26,11 +26,11 @@ const claim = (
     const claimed = (takeover: boolean, times: typeof fresh) =>
       KeyClaimed.make(
         { partnerId, key, fingerprint, ...times, leaseExpiresAt, takeover, at },
-        validatedOnAppend,
+        validatedElsewhere,
       )
     return ClaimDecision.$match(decision, {
       Execute: () => [claimed(false, lifetime)],
-      ExecuteAnew: () => [KeyExpired.make({ partnerId, key, at }, validatedOnAppend), claimed(false, fresh)],
+      ExecuteAnew: () => [KeyExpired.make({ partnerId, key, at }, validatedElsewhere), claimed(false, fresh)],
       TakeOver: () => [claimed(true, lifetime)],
       // The caller answers with the recorded response; the key does not change.
       Replay: () => [],
@@ -59,19 +59,19 @@ export const decide = (
         }
         const { status } = command.response
         return isRecordable(status)
-          ? [ResponseRecorded.make({ partnerId, key, response: command.response, at }, validatedOnAppend)]
-          : [KeyReleased.make({ partnerId, key, status, at }, validatedOnAppend)]
+          ? [ResponseRecorded.make({ partnerId, key, response: command.response, at }, validatedElsewhere)]
+          : [KeyReleased.make({ partnerId, key, status, at }, validatedElsewhere)]
       }
       case "ReleaseKey":
         if (state._tag !== "Claimed") {
           return yield* Effect.die(new InvariantViolation(`ReleaseKey while the key is ${state._tag}`))
         }
-        return [KeyReleased.make({ partnerId, key, status: null, at }, validatedOnAppend)]
+        return [KeyReleased.make({ partnerId, key, status: null, at }, validatedElsewhere)]
       case "ExpireKey": {
         if (!isLive(state) || DateTime.lessThan(at, state.expiresAt)) return []
         // A request still within its lease may be executing; its key lives until it finishes or the lease ends.
         if (state._tag === "Claimed" && DateTime.lessThan(at, state.leaseExpiresAt)) return []
-        return [KeyExpired.make({ partnerId, key, at }, validatedOnAppend)]
+        return [KeyExpired.make({ partnerId, key, at }, validatedElsewhere)]
       }
     }
   })

@@ -5,7 +5,7 @@ import {
   NoPointsAccount,
   PointsAccountConflict,
 } from "../errors/business-errors.js"
-import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import { type Points, PointsBalance, zeroBalance } from "../shared/points.js"
 import { ensureStandingWritable, type UserError } from "../user/decide.js"
 import type { UserStanding } from "../user/state.js"
@@ -73,7 +73,10 @@ export const decide = (
           return yield* Effect.fail(new PointsAccountConflict({ reason: "AccountAlreadyOpen" }))
         }
         return [
-          AccountOpened.make({ accountId: command.accountId, userId: command.userId, at }, validatedOnAppend),
+          AccountOpened.make(
+            { accountId: command.accountId, userId: command.userId, at },
+            validatedElsewhere,
+          ),
         ]
       }
       case "AddPoints": {
@@ -95,10 +98,10 @@ export const decide = (
             description: command.description,
             at,
           },
-          validatedOnAppend,
+          validatedElsewhere,
         )
         return opening
-          ? [AccountOpened.make({ accountId, userId: command.userId, at }, validatedOnAppend), added]
+          ? [AccountOpened.make({ accountId, userId: command.userId, at }, validatedElsewhere), added]
           : [added]
       }
       case "SubtractPoints": {
@@ -117,7 +120,7 @@ export const decide = (
               description: command.description,
               at,
             },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
@@ -138,7 +141,7 @@ export const decide = (
               referenceId: command.referenceId,
               at,
             },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
@@ -173,7 +176,7 @@ export const decide = (
               referenceId: command.referenceId,
               at,
             },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
@@ -183,7 +186,7 @@ export const decide = (
           ? [
               AccountClosed.make(
                 { accountId: state.accountId, userId: command.userId, at },
-                validatedOnAppend,
+                validatedElsewhere,
               ),
             ]
           : []

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { IllegalOrderTransition, ResourceNotFound } from "../errors/business-errors.js"
-import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import { Points } from "../shared/points.js"
 import type { OrderCommand } from "./commands.js"
 import {
@@ -66,33 +66,33 @@ export const decide = (
               debitTransactionId: command.debitTransactionId,
               at,
             },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
       case "StartProcessing": {
         const order = yield* existing(state, orderId)
         return yield* move(order, "processing", true, () =>
-          OrderProcessingStarted.make({ orderId, at }, validatedOnAppend),
+          OrderProcessingStarted.make({ orderId, at }, validatedElsewhere),
         )
       }
       case "CompleteOrder": {
         const order = yield* existing(state, orderId)
         return yield* move(order, "completed", true, () =>
-          OrderCompleted.make({ orderId, at }, validatedOnAppend),
+          OrderCompleted.make({ orderId, at }, validatedElsewhere),
         )
       }
       case "FailOrder": {
         const order = yield* existing(state, orderId)
         return yield* move(order, "failed", true, () =>
-          OrderFailed.make({ orderId, reason: command.reason, at }, validatedOnAppend),
+          OrderFailed.make({ orderId, reason: command.reason, at }, validatedElsewhere),
         )
       }
       case "CancelOrder": {
         // A partner's cancel is answered, not absorbed: cancelling twice is LE3001 as published.
         const order = yield* existing(state, orderId)
         return yield* move(order, "cancelled", false, () =>
-          OrderCancelled.make({ orderId, at }, validatedOnAppend),
+          OrderCancelled.make({ orderId, at }, validatedElsewhere),
         )
       }
     }

@@ -1,5 +1,5 @@
 import { DateTime, Effect } from "effect"
-import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import type { PartnerCommand } from "./commands.js"
 import { type PartnerEvent, PartnerRegistered } from "./events.js"
 import type { PartnerState } from "./state.js"
@@ -17,7 +17,10 @@ export const decide = (
         if (state._tag === "Registered")
           return yield* Effect.die(new InvariantViolation("partner id already registered"))
         return [
-          PartnerRegistered.make({ partnerId: command.partnerId, name: command.name, at }, validatedOnAppend),
+          PartnerRegistered.make(
+            { partnerId: command.partnerId, name: command.name, at },
+            validatedElsewhere,
+          ),
         ]
       }
     }

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { DuplicateReferenceId } from "../errors/business-errors.js"
-import { validatedOnAppend } from "../shared/decider.js"
+import { validatedElsewhere } from "../shared/decider.js"
 import type { ReferenceCommand } from "./commands.js"
 import { type ReferenceEvent, ReferenceReserved } from "./events.js"
 import type { ReferenceState } from "./state.js"
@@ -21,5 +21,5 @@ export const decide = (
       )
     }
     const at = yield* DateTime.now
-    return [ReferenceReserved.make({ ...command, at }, validatedOnAppend)]
+    return [ReferenceReserved.make({ ...command, at }, validatedElsewhere)]
   })

@@ -41,10 +41,10 @@ export function invariant(condition: boolean, message: string): asserts conditio
 }
 
 /**
- * The make option for events a decider decides, and for commands built of values already checked: their
- * fields are not validated again. An event's come from a command validated when it was made and from the
- * aggregate's own state, and the event store validates every event as it encodes it for storage. Worth it on
- * the write path: a Schema class validating in its constructor rebuilds its parser on every call (about
- * 50 µs, several times per request).
+ * The make option for values whose fields are validated elsewhere, so not again when made: the events a
+ * decider decides (their fields come from a command validated when it was made and from the aggregate's own
+ * state, and the event store validates every event as it encodes it for storage), and commands built of
+ * values already checked (decoded request fields, ids just made). Worth it on the write path: a Schema class
+ * validating in its constructor rebuilds its parser on every call (about 50 µs, several times per request).
  */
-export const validatedOnAppend = { disableValidation: true } as const
+export const validatedElsewhere = { disableValidation: true } as const

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { AlreadyClosed, ResourceNotFound, UserBeingProcessed } from "../errors/business-errors.js"
-import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import type { UserCommand } from "./commands.js"
 import { UserActivated, UserClosed, UserDetailsChanged, type UserEvent, UserRegistered } from "./events.js"
 import type { RegisteredUser, UserStanding, UserState } from "./state.js"
@@ -54,13 +54,13 @@ export const decide = (
         // Ids are fresh UUID v7s minted per request, so a second registration of one id is a bug, not a retry.
         if (state._tag === "Registered")
           return yield* Effect.die(new InvariantViolation("user id already registered"))
-        return [UserRegistered.make({ ...command, at }, validatedOnAppend)]
+        return [UserRegistered.make({ ...command, at }, validatedElsewhere)]
       }
       case "ActivateUser": {
         const user = yield* existing(state, command.userId)
         // Redelivered activations are harmless: only a user still processing changes.
         return user.status === "processing"
-          ? [UserActivated.make({ userId: command.userId, at }, validatedOnAppend)]
+          ? [UserActivated.make({ userId: command.userId, at }, validatedElsewhere)]
           : []
       }
       case "UpdateUser": {
@@ -68,11 +68,11 @@ export const decide = (
         const email = command.email ?? user.email
         const name = command.name === undefined ? user.name : command.name
         if (email === user.email && name === user.name) return []
-        return [UserDetailsChanged.make({ userId: command.userId, email, name, at }, validatedOnAppend)]
+        return [UserDetailsChanged.make({ userId: command.userId, email, name, at }, validatedElsewhere)]
       }
       case "CloseUser": {
         yield* ensureWritable(state, command.userId)
-        return [UserClosed.make({ userId: command.userId, at }, validatedOnAppend)]
+        return [UserClosed.make({ userId: command.userId, at }, validatedElsewhere)]
       }
     }
   })

@@ -1,7 +1,7 @@
 import { DateTime, Effect } from "effect"
 import { ResourceNotFound } from "../errors/business-errors.js"
 import { InvalidParams } from "../errors/request-errors.js"
-import { InvariantViolation, validatedOnAppend } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import type { WebhookEndpointId } from "../shared/ids.js"
 import type { WebhookEndpointCommand } from "./commands.js"
 import { normalizeEventTypes } from "./event-types.js"
@@ -63,7 +63,7 @@ export const decide = (
               secretId,
               at,
             },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
@@ -84,7 +84,7 @@ export const decide = (
         return [
           WebhookEndpointUpdated.make(
             { endpointId, url, eventTypes, description, enabled, at },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
@@ -99,7 +99,7 @@ export const decide = (
               previousValidUntil: DateTime.add(at, { seconds: command.gracePeriodSeconds }),
               at,
             },
-            validatedOnAppend,
+            validatedElsewhere,
           ),
         ]
       }
@@ -107,11 +107,11 @@ export const decide = (
         const endpoint = yield* live(state, endpointId)
         // Deliveries racing each other may each decide to disable; only the first changes anything.
         if (!endpoint.enabled) return []
-        return [WebhookEndpointDisabled.make({ endpointId, reason: command.reason, at }, validatedOnAppend)]
+        return [WebhookEndpointDisabled.make({ endpointId, reason: command.reason, at }, validatedElsewhere)]
       }
       case "DeleteEndpoint": {
         yield* live(state, endpointId)
-        return [WebhookEndpointDeleted.make({ endpointId, at }, validatedOnAppend)]
+        return [WebhookEndpointDeleted.make({ endpointId, at }, validatedElsewhere)]
       }
     }
   })

@@ -9,7 +9,7 @@ import {
   type TransactionResource,
   User,
   type UserId,
-  validatedOnAppend,
+  validatedElsewhere,
 } from "@points/domain"
 import { Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
@@ -87,11 +87,11 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
       decide: (s: States<typeof streams>) =>
         Effect.gen(function* () {
           // Commands of typed values already checked (the request's decoding, the ids made above): not
-          // validated again on make (see validatedOnAppend).
+          // validated again on make (see validatedElsewhere).
           const reference = yield* Reference.decide(
             Reference.ReserveReference.make(
               { partnerId, kind: "transaction", referenceId, recordId: transactionId },
-              validatedOnAppend,
+              validatedElsewhere,
             ),
             s.reference,
           )
@@ -105,8 +105,8 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
           }
           const ledger = yield* Ledger.decide(
             kind === "add"
-              ? Ledger.AddPoints.make({ ...movement, accountId }, validatedOnAppend)
-              : Ledger.SubtractPoints.make(movement, validatedOnAppend),
+              ? Ledger.AddPoints.make({ ...movement, accountId }, validatedElsewhere)
+              : Ledger.SubtractPoints.make(movement, validatedElsewhere),
             s.ledger,
           )
           return { reference, ledger }

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { IdempotencyKey, InvariantViolation, validatedOnAppend } from "@points/domain"
+import { IdempotencyKey, InvariantViolation, validatedElsewhere } from "@points/domain"
 import { DateTime, Effect } from "effect"
 import { v7 as uuidV7 } from "uuid"
 import { type ClaimKeyRequest, keyLockName } from "../idempotency/claim-key.js"
@@ -56,7 +56,7 @@ export const completedKeyOf = (
     Effect.gen(function* () {
       const { partnerId, key } = claim
       // Commands of values already checked (the claim request's, the response built from a resource): not
-      // validated again on make (see validatedOnAppend).
+      // validated again on make (see validatedElsewhere).
       const claimed = yield* IdempotencyKey.decide(
         IdempotencyKey.ClaimKey.make(
           {
@@ -66,13 +66,13 @@ export const completedKeyOf = (
             leaseSeconds: claim.leaseSeconds,
             lifetimeSeconds: claim.lifetimeSeconds,
           },
-          validatedOnAppend,
+          validatedElsewhere,
         ),
         IdempotencyKey.unclaimed,
       )
       const afterClaim = claimed.reduce(IdempotencyKey.evolve, IdempotencyKey.unclaimed)
       const recorded = yield* IdempotencyKey.decide(
-        IdempotencyKey.RecordResponse.make({ partnerId, key, response }, validatedOnAppend),
+        IdempotencyKey.RecordResponse.make({ partnerId, key, response }, validatedElsewhere),
         afterClaim,
       )
       const state = recorded.reduce(IdempotencyKey.evolve, afterClaim)
