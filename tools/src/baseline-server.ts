@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 
 const databaseUrl = process.env.DATABASE_URL
 const port = Number(process.env.PORT)

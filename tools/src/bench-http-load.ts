@@ -3,7 +3,7 @@
 // requests got no answer (cut off by the end of the run, or timed out), to be settled afterwards.
 import { setTimeout as sleep } from "node:timers/promises"
 import autocannon from "autocannon"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 
 /** Where the load goes: a server, its path, the bearer token, and the users whose accounts are credited. */
 export interface Target {

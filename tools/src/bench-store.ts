@@ -21,7 +21,7 @@ import {
   startEmbeddedServer,
 } from "@points/infrastructure"
 import { DateTime, Effect, Layer } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 if (!(Number.isFinite(SECONDS) && SECONDS > 0 && SECONDS <= 600)) {

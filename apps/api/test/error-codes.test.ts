@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer, it as plain } from "@effect/vitest"
 import * as Domain from "@points/domain"
 import { Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import {
   databaseDigest,
   errorCodesServer,

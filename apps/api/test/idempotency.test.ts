@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import {
   activeUser,
   call,

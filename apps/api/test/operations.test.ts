@@ -279,7 +279,9 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
         expect(
           access.find((line) => line.annotations.request_id === "ops-trace-1")?.annotations,
         ).toMatchObject({
+          service: "api",
           method: "POST",
+          path: "/admin/api/partners",
           route: "/admin/api/partners",
           status: 201,
         })

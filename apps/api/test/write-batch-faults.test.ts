@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Deferred, Effect, Exit, Fiber } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { activeUserAt, callAt, newPartnerAt } from "./harness.js"
 import { killProcess, listeningProcess, processSettings } from "./processes.js"
 

@@ -1,5 +1,5 @@
 import { DateTime } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { type AppendContext, ExpectedVersion } from "../src/index.js"
 
 /** A fresh partner id (UUID v7), so tests never collide on a stream. */

@@ -1,6 +1,6 @@
 import type { PlatformError } from "@points/domain"
 import { ApiError, type ErrorEntry, type ErrorStatus } from "@points/http-api"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 
 /** One entry of the published error body, with a fresh id for this occurrence. */
 export const entryOf = (code: ErrorEntry["code"], message: string): ErrorEntry => ({

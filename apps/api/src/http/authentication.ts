@@ -1,6 +1,5 @@
 import { timingSafeEqual } from "node:crypto"
 import { HttpApp, HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
 import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
@@ -42,7 +41,6 @@ export const AuthenticationLive = Layer.scoped(
   Authentication,
   Effect.gen(function* () {
     const settings = yield* Settings
-    const sql = yield* SqlClient.SqlClient
     const tokens = yield* BearerTokens
     // A partner's concurrent requests take their rate-limit cells in one statement (decided as one by one).
     const rateLimit = yield* makeCoalescedRateLimit
@@ -82,7 +80,7 @@ export const AuthenticationLive = Layer.scoped(
             )
           }
           return principal
-        }).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+        }),
     }
   }),
 )

@@ -13,7 +13,7 @@ import {
   WriteBatcher,
 } from "@points/infrastructure"
 import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { Settings } from "../config.js"
 import { answer } from "./answer.js"
 import { apiErrorOf, isPlatformError } from "./api-error-of.js"

@@ -59,15 +59,19 @@ const requestMetricsOf = (method: string, route: string, status: number) => {
   return metrics
 }
 
-/** Counts one answered request and its latency under its route template (never its concrete path). */
+/**
+ * Counts one answered request and its latency under its route template (never its concrete path), at once:
+ * the request metrics carry no fiber-scoped labels, so they are updated directly rather than as effects.
+ */
 export const recordRequest = (request: {
   readonly method: string
   readonly route: string
   readonly status: number
   readonly seconds: number
-}) => {
+}): void => {
   const { count, duration } = requestMetricsOf(request.method, request.route, request.status)
-  return Effect.zipRight(Metric.increment(count), Metric.update(duration, request.seconds))
+  count.unsafeUpdate(1, [])
+  duration.unsafeUpdate(request.seconds, [])
 }
 
 // Label values are escaped as the exposition format asks: backslash, double quote and line feed.

@@ -6,8 +6,8 @@ import {
   HttpServerResponse,
 } from "@effect/platform"
 import { API_VERSION, ApiError } from "@points/http-api"
-import { Cause, Effect, Exit, Metric, Option } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { entryOf, withOAuthFields } from "./api-error-of.js"
 import { acceptedMediaTypes } from "./body-routes.js"
 import { errorResponse } from "./error-response.js"
@@ -39,6 +39,14 @@ const quietRoutes = new Set(["/health/live", "/health/ready", "/metrics"])
 const unwrittenStatus = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? 499 : 500
 
+// Adds log annotations to the rest of the fiber. A request's fiber is its own (the server forks one per request
+// and runs nothing in it after this middleware), so they are set rather than scoped with `Effect.annotateLogs`,
+// whose `Effect.locally` costs ~26 runtime operations (4 here) and two copies of the fiber's FiberRef map.
+const annotate = (entries: Readonly<Record<string, unknown>>) =>
+  FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
+    Object.entries(entries).reduce((all, [key, value]) => HashMap.set(all, key, value), annotations),
+  )
+
 /**
  * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`,
  * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type the route does not take (415 GH1010)
@@ -57,6 +65,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const declaredLength = Number(request.headers["content-length"] ?? "0")
     const accepted = acceptedMediaTypes(request.method, path)
     const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
+    yield* FiberRef.set(currentRequestId, requestId)
+    yield* annotate({ service: "api", request_id: requestId, method: request.method, path })
 
     // The server writes the response inside this middleware; headers are added on the way out by a
     // pre-response handler, which also sees the error responses made further in.
@@ -93,12 +103,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
                 errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
               }),
             )
-          : app.pipe(
-              // A body sent without Content-Length (chunked) is capped while it is read.
-              HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-              Effect.locally(currentRequestId, requestId),
-              Effect.annotateLogs({ request_id: requestId, method: request.method, path }),
-            )
+          : // A body sent without Content-Length (chunked) is capped while it is read.
+            HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
@@ -106,23 +112,15 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
       const seconds = (performance.now() - startedAt) / 1000
       const route = routeOf(span)
       const status = written ?? (Exit.isSuccess(exit) ? exit.value.status : unwrittenStatus(exit))
+      recordRequest({ method: request.method, route, status, seconds })
+      requestsInFlight.unsafeModify(-1, [])
       const log = quietRoutes.has(route) ? Effect.logDebug : Effect.logInfo
       return Effect.zipRight(
-        recordRequest({ method: request.method, route, status, seconds }),
-        log("request").pipe(
-          Effect.annotateLogs({
-            request_id: requestId,
-            method: request.method,
-            route,
-            status,
-            duration_ms: Math.round(seconds * 10_000) / 10,
-          }),
-        ),
+        annotate({ route, status, duration_ms: Math.round(seconds * 10_000) / 10 }),
+        log("request"),
       )
     }
-    yield* Metric.increment(requestsInFlight)
-    return yield* handled.pipe(
-      Effect.onExit((exit) => Effect.zipRight(Metric.incrementBy(requestsInFlight, -1), observe(exit))),
-    )
-  }).pipe(Effect.annotateLogs({ service: "api" })),
+    requestsInFlight.unsafeModify(1, [])
+    return yield* Effect.onExit(handled, observe)
+  }),
 )

@@ -14,7 +14,7 @@ import {
   type Scope,
   Stream,
 } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { LOG_CHANNEL } from "../event-store/log-notifier.js"
 
 /** The LISTEN connection did not hear this process's own NOTIFY in time. */

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { EventCatalog } from "@points/domain"
 import { DateTime, Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { ExpectedVersion } from "./expected-version.js"
 import type { AppendContext, RecordedEvent } from "./recorded-event.js"
 import { categoryOf, type StreamId } from "./stream-id.js"

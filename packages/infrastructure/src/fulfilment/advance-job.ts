@@ -1,6 +1,6 @@
 import { type Ledger, Order, TransactionId, Workflows } from "@points/domain"
 import { type Duration, Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import type { Decision } from "../event-store/decide-and-append.js"
 import { ledgerStream, orderStream } from "../event-store/stream-handle.js"
 import { runUnitOfWork } from "../services/run-unit-of-work.js"

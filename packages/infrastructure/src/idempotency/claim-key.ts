@@ -7,7 +7,7 @@ import {
   type PartnerId,
 } from "@points/domain"
 import { Data, DateTime, Effect, Option } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { atDatabaseTime } from "./database-time.js"
 import {
   type KeyRow,

@@ -11,7 +11,7 @@ import {
   Workflows,
 } from "@points/domain"
 import { Effect, Schema } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { readStream } from "../event-store/read-stream.js"
 import {
   ledgerStream,

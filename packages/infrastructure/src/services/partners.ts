@@ -1,6 +1,6 @@
 import { ClientCredential, ClientId, Partner, PartnerId, ResourceNotFound } from "@points/domain"
 import { Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { hashClientSecret, newClientSecret } from "../auth/client-secret.js"
 import { revokeClientTokens } from "../auth/revoke-client-tokens.js"
 import type { AppendContext } from "../event-store/recorded-event.js"

@@ -12,7 +12,7 @@ import {
   validatedElsewhere,
 } from "@points/domain"
 import { Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import type { Outcome, States } from "../event-store/decide-and-append.js"
 import { ledgerStream, readOnly, referenceStream, userStream } from "../event-store/stream-handle.js"
 import { getPointsAccount } from "../projections/points-accounts.js"

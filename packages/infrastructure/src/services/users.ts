@@ -1,6 +1,6 @@
 import { type Email, type PartnerUserId, User, UserId, Workflows } from "@points/domain"
 import { Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { ledgerStream, userStream } from "../event-store/stream-handle.js"
 import { findUsers, getUser } from "../projections/users.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"

@@ -8,7 +8,7 @@ import {
   type WebhookEndpointWithSecretResource,
 } from "@points/domain"
 import { Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { webhookStream } from "../event-store/stream-handle.js"
 import {
   getWebhookEndpoint,

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Duration, Effect, Either, FiberSet, Metric, Queue, Ref, Schedule } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { LogListener } from "../consumers/log-listener.js"
 import type { InlineProjection } from "../event-store/inline-projection.js"
 import type { LogNotifier } from "../event-store/log-notifier.js"

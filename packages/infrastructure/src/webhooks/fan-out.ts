@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { type Duration, Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import type { LogListener } from "../consumers/log-listener.js"
 import { runConsumer } from "../consumers/run-consumer.js"
 import { LOG_CHANNEL } from "../event-store/log-notifier.js"

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { WebhookEndpoint } from "@points/domain"
 import { Duration, Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import type { ClaimedDelivery } from "./claim-deliveries.js"
 import { disableEndpoint } from "./disable-endpoint.js"
 

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { IdempotencyKey, InvariantViolation, validatedElsewhere } from "@points/domain"
 import { DateTime, Effect } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { type ClaimKeyRequest, keyLockName } from "../idempotency/claim-key.js"
 import { atDatabaseTime } from "../idempotency/database-time.js"
 import { keyInsertColumns, stateValues } from "../idempotency/key-row.js"

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { IdempotencyKey, PartnerId } from "@points/domain"
 import { Effect, Layer, Schedule } from "effect"
-import { v7 as uuidV7 } from "uuid"
+import { uuidv7 as uuidV7 } from "uuidv7"
 import { type ClaimKeyRequest, type ClaimReference, recordResponse } from "../../src/index.js"
 import { testDatabase } from "../../src/testing/index.js"
 

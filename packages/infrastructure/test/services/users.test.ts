@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { AlreadyClosed, Email, InvalidParams, PartnerUserId, UserBeingProcessed } from "@points/domain"
 import { Effect } from "effect"
-import { v4 as uuidV4 } from "uuid"
+import { uuidv4 as uuidV4 } from "uuidv7"
 import {
   activateUsersHandler,
   addPoints,
