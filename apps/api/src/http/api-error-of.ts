@@ -1,6 +1,6 @@
 import type { PlatformError } from "@points/domain"
 import { ApiError, type ErrorEntry, type ErrorStatus } from "@points/http-api"
-import { uuidv7 as uuidV7 } from "uuidv7"
+import { uuidV7 } from "@points/infrastructure"
 
 /** One entry of the published error body, with a fresh id for this occurrence. */
 export const entryOf = (code: ErrorEntry["code"], message: string): ErrorEntry => ({

@@ -10,10 +10,10 @@ import {
   type RequestContext,
   recordResponse,
   unitOfWorkSavepoint,
+  uuidV7,
   WriteBatcher,
 } from "@points/infrastructure"
 import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import { Settings } from "../config.js"
 import { answer } from "./answer.js"
 import { apiErrorOf, isPlatformError } from "./api-error-of.js"

@@ -6,8 +6,8 @@ import {
   HttpServerResponse,
 } from "@effect/platform"
 import { API_VERSION, ApiError } from "@points/http-api"
+import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import { entryOf, withOAuthFields } from "./api-error-of.js"
 import { acceptedMediaTypes } from "./body-routes.js"
 import { errorResponse } from "./error-response.js"

@@ -1,7 +1,7 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { InvalidClientCredentials } from "@points/domain"
 import { Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import { accessTokenHash, newAccessToken } from "./access-token.js"
 import { authenticateClient } from "./authenticate-client.js"
 import { insertAccessToken } from "./insert-access-token.js"

@@ -14,8 +14,8 @@ import {
   type Scope,
   Stream,
 } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import { LOG_CHANNEL } from "../event-store/log-notifier.js"
+import { uuidV7 } from "../ids/uuid-v7.js"
 
 /** The LISTEN connection did not hear this process's own NOTIFY in time. */
 export class LogListenerDeaf extends Data.TaggedError("LogListenerDeaf")<{

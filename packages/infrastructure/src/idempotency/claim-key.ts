@@ -7,7 +7,7 @@ import {
   type PartnerId,
 } from "@points/domain"
 import { Data, DateTime, Effect, Option } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import { atDatabaseTime } from "./database-time.js"
 import {
   type KeyRow,

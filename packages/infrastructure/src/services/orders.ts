@@ -11,7 +11,6 @@ import {
   Workflows,
 } from "@points/domain"
 import { Effect, Schema } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import { readStream } from "../event-store/read-stream.js"
 import {
   ledgerStream,
@@ -20,6 +19,7 @@ import {
   referenceStream,
   userStream,
 } from "../event-store/stream-handle.js"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import { findOrders, getOrder } from "../projections/orders.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { orderIdOf, userIdOf } from "./resource-ids.js"

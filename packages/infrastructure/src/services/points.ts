@@ -12,9 +12,9 @@ import {
   validatedElsewhere,
 } from "@points/domain"
 import { Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import type { Outcome, States } from "../event-store/decide-and-append.js"
 import { ledgerStream, readOnly, referenceStream, userStream } from "../event-store/stream-handle.js"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import { getPointsAccount } from "../projections/points-accounts.js"
 import {
   findTransactions,

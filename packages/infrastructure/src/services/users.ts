@@ -1,7 +1,7 @@
 import { type Email, type PartnerUserId, User, UserId, Workflows } from "@points/domain"
 import { Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import { ledgerStream, userStream } from "../event-store/stream-handle.js"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import { findUsers, getUser } from "../projections/users.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { userIdOf } from "./resource-ids.js"

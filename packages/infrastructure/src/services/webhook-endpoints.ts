@@ -8,8 +8,8 @@ import {
   type WebhookEndpointWithSecretResource,
 } from "@points/domain"
 import { Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import { webhookStream } from "../event-store/stream-handle.js"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import {
   getWebhookEndpoint,
   listWebhookEndpoints,

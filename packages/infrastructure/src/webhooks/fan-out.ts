@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { type Duration, Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import type { LogListener } from "../consumers/log-listener.js"
 import { runConsumer } from "../consumers/run-consumer.js"
 import { LOG_CHANNEL } from "../event-store/log-notifier.js"
 import type { RecordedEvent } from "../event-store/recorded-event.js"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import { inBatches } from "../projections/row-batches.js"
 
 /** The name of the consumer that turns public events into first delivery attempts. */

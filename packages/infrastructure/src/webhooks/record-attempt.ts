@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { WebhookEndpoint } from "@points/domain"
 import { Duration, Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
+import { uuidV7 } from "../ids/uuid-v7.js"
 import type { ClaimedDelivery } from "./claim-deliveries.js"
 import { disableEndpoint } from "./disable-endpoint.js"
 

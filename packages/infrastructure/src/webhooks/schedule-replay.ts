@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
+import { uuidV7 } from "../ids/uuid-v7.js"
 
 /** The partner's public events among `ids` (the others are not the partner's, or do not exist). */
 export const selectPartnerEvents = (partnerId: string, ids: ReadonlyArray<string>) =>

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { IdempotencyKey, InvariantViolation, validatedElsewhere } from "@points/domain"
 import { DateTime, Effect } from "effect"
-import { uuidv7 as uuidV7 } from "uuidv7"
 import { type ClaimKeyRequest, keyLockName } from "../idempotency/claim-key.js"
 import { atDatabaseTime } from "../idempotency/database-time.js"
 import { keyInsertColumns, stateValues } from "../idempotency/key-row.js"
+import { uuidV7 } from "../ids/uuid-v7.js"
 
 /**
  * Try-locks every key of a batch (the advisory lock every claim of a key takes, held to the end of the
@@ -43,45 +43,49 @@ export const keysWithRows = (claims: ReadonlyArray<ClaimKeyRequest>) =>
 /** A key's identity in a batch: its partner and its value. */
 export const keyIdOf = (partnerId: string, key: string) => `${partnerId}:${key}`
 
+// The row of one new key: the domain's claim of an unclaimed key, then its recorded response.
+const completedKeyOf = (claim: ClaimKeyRequest, response: IdempotencyKey.RecordedResponse) =>
+  Effect.gen(function* () {
+    const { partnerId, key } = claim
+    // Commands of values already checked (the claim request's, the response built from a resource): not
+    // validated again on make (see validatedElsewhere).
+    const claimed = yield* IdempotencyKey.decide(
+      IdempotencyKey.ClaimKey.make(
+        {
+          partnerId,
+          key,
+          fingerprint: claim.fingerprint,
+          leaseSeconds: claim.leaseSeconds,
+          lifetimeSeconds: claim.lifetimeSeconds,
+        },
+        validatedElsewhere,
+      ),
+      IdempotencyKey.unclaimed,
+    )
+    const afterClaim = claimed.reduce(IdempotencyKey.evolve, IdempotencyKey.unclaimed)
+    const recorded = yield* IdempotencyKey.decide(
+      IdempotencyKey.RecordResponse.make({ partnerId, key, response }, validatedElsewhere),
+      afterClaim,
+    )
+    const state = recorded.reduce(IdempotencyKey.evolve, afterClaim)
+    if (state._tag !== "Completed") {
+      return yield* Effect.die(new InvariantViolation(`answering a new key left it ${state._tag}`))
+    }
+    return { claim, state }
+  })
+
 /**
- * The row of a new key that a request claimed and answered in the same transaction: the domain's claim of an
- * unclaimed key, then its recorded response, both at the database time.
+ * The rows of new keys that requests claimed and answered in the same transaction, each decided as the
+ * domain decides a claim of an unclaimed key and then its recorded response, all at the database time (one
+ * pinned clock for the batch: each decision under its own cost ~26 runtime operations more).
  */
-export const completedKeyOf = (
-  claim: ClaimKeyRequest,
-  response: IdempotencyKey.RecordedResponse,
+export const completedKeysOf = (
+  answered: ReadonlyArray<{
+    readonly claim: ClaimKeyRequest
+    readonly response: IdempotencyKey.RecordedResponse
+  }>,
   now: DateTime.Utc,
-) =>
-  atDatabaseTime(now)(
-    Effect.gen(function* () {
-      const { partnerId, key } = claim
-      // Commands of values already checked (the claim request's, the response built from a resource): not
-      // validated again on make (see validatedElsewhere).
-      const claimed = yield* IdempotencyKey.decide(
-        IdempotencyKey.ClaimKey.make(
-          {
-            partnerId,
-            key,
-            fingerprint: claim.fingerprint,
-            leaseSeconds: claim.leaseSeconds,
-            lifetimeSeconds: claim.lifetimeSeconds,
-          },
-          validatedElsewhere,
-        ),
-        IdempotencyKey.unclaimed,
-      )
-      const afterClaim = claimed.reduce(IdempotencyKey.evolve, IdempotencyKey.unclaimed)
-      const recorded = yield* IdempotencyKey.decide(
-        IdempotencyKey.RecordResponse.make({ partnerId, key, response }, validatedElsewhere),
-        afterClaim,
-      )
-      const state = recorded.reduce(IdempotencyKey.evolve, afterClaim)
-      if (state._tag !== "Completed") {
-        return yield* Effect.die(new InvariantViolation(`answering a new key left it ${state._tag}`))
-      }
-      return { claim, state }
-    }),
-  )
+) => atDatabaseTime(now)(Effect.forEach(answered, ({ claim, response }) => completedKeyOf(claim, response)))
 
 /** Inserts the rows of new keys, completed with their responses, in one statement. */
 export const insertCompletedKeys = (

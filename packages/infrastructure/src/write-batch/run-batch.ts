@@ -11,7 +11,7 @@ import type { AnyStreamHandle } from "../event-store/stream-handle.js"
 import type { StreamId } from "../event-store/stream-id.js"
 import type { ClaimKeyRequest } from "../idempotency/claim-key.js"
 import type { AnyUnitPlan } from "../services/unit-plan.js"
-import { completedKeyOf, insertCompletedKeys, keyIdOf, keysWithRows, lockKeys } from "./batch-keys.js"
+import { completedKeysOf, insertCompletedKeys, keyIdOf, keysWithRows, lockKeys } from "./batch-keys.js"
 
 /** One request in a batch: its write as a plan, its key's claim, and how its answer is recorded. */
 export interface BatchEntry {
@@ -205,7 +205,7 @@ export const runBatch = (entries: ReadonlyArray<BatchEntry>) =>
     }
 
     // Each request's answer from what its own decision recorded, and its key, completed with it.
-    const completed = []
+    const answered = []
     for (const { member, states } of decided) {
       const entry = entryAt(member)
       const appendedByName = Object.fromEntries(
@@ -216,9 +216,10 @@ export const runBatch = (entries: ReadonlyArray<BatchEntry>) =>
       )
       const answer = yield* entry.plan.answer({ states, appended: appendedByName })
       const response = entry.respond(answer)
-      completed.push(yield* Effect.orDie(completedKeyOf(entry.claim, response, keys.now)))
+      answered.push({ claim: entry.claim, response })
       results[member] = { _tag: "Committed", response }
     }
+    const completed = yield* Effect.orDie(completedKeysOf(answered, keys.now))
     yield* insertCompletedKeys(completed, keys.now)
     return results
   })
