@@ -5,6 +5,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
+import { CappedRequest } from "./http/capped-request.js"
 import { HttpAppLive, UserActivationLive } from "./server.js"
 
 /** The HTTP(S) server on PORT/HOST: HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set. */
@@ -15,8 +16,8 @@ const ServerLive = Layer.unwrapEffect(
       key: readFileSync(key),
     }))
     const create = Option.match(tls, {
-      onNone: () => () => createHttpServer(),
-      onSome: (options) => () => createHttpsServer(options),
+      onNone: () => () => createHttpServer({ IncomingMessage: CappedRequest }),
+      onSome: (options) => () => createHttpsServer({ ...options, IncomingMessage: CappedRequest }),
     })
     const scheme = Option.isSome(tls) ? "https" : "http"
     // One line saying where it listens: operators (and the process tests) wait for it.

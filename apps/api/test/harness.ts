@@ -5,6 +5,7 @@ import { WriteSideLive } from "@points/infrastructure"
 import { eventually, testDatabase } from "@points/infrastructure/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { type ApiSettings, Settings } from "../src/config.js"
+import { CappedRequest } from "../src/http/capped-request.js"
 import { HttpAppLive, UserActivationLive } from "../src/server.js"
 
 /** The admin token of every test server. */
@@ -13,7 +14,12 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789"
 /** The whole API on a real socket (127.0.0.1, a free port) over a fresh database, with user activation. */
 export const testServer = (overrides: Partial<ApiSettings> = {}) =>
   Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => createServer({ IncomingMessage: CappedRequest }), {
+        port: 0,
+        host: "127.0.0.1",
+      }),
+    ),
     Layer.provide(WriteSideLive),
     Layer.provide(
       Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...overrides }),
@@ -143,7 +149,12 @@ export const callAt = (
  */
 export const testServerWithoutActivation = (overrides: Partial<ApiSettings> = {}) =>
   HttpAppLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => createServer({ IncomingMessage: CappedRequest }), {
+        port: 0,
+        host: "127.0.0.1",
+      }),
+    ),
     Layer.provideMerge(WriteSideLive),
     Layer.provide(
       Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...overrides }),

@@ -1,7 +1,8 @@
+import { request as httpRequest } from "node:http"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
 import { Effect } from "effect"
-import { activeUser, call, newPartner, type Reply, testServer } from "./harness.js"
+import { activeUser, baseUrl, call, newPartner, type Reply, testServer } from "./harness.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -129,6 +130,48 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(reply.headers.get("api-version")).toBe(API_VERSION)
       }
     }),
+  )
+
+  it.effect(
+    "caps a chunked body (no Content-Length) at 1 MiB while reading it: 413 GH1008, nothing created",
+    () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const base = yield* baseUrl
+        const body = JSON.stringify({
+          partner_user_id: "chunked",
+          email: "c@example.com",
+          name: "x".repeat(1_100_000),
+        })
+        const reply = yield* Effect.promise(
+          () =>
+            new Promise<{ status: number; text: string }>((resolve, reject) => {
+              let answered = false
+              const request = httpRequest(`${base}/api/users`, {
+                method: "POST",
+                headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+              })
+              // The server may close the connection once it has answered, while the rest is still on its way.
+              request.on("error", (error) => (answered ? undefined : reject(error)))
+              request.on("response", (response) => {
+                answered = true
+                let text = ""
+                response.setEncoding("utf8")
+                response.on("data", (chunk: string) => {
+                  text += chunk
+                })
+                response.on("end", () => resolve({ status: response.statusCode ?? 0, text }))
+              })
+              // Written in pieces without a length: Node sends it chunked, so only the read can refuse it.
+              for (let at = 0; at < body.length; at += 65_536) request.write(body.slice(at, at + 65_536))
+              request.end()
+            }),
+        )
+        expect(reply.status).toBe(413)
+        expect(JSON.parse(reply.text).errors[0].code).toBe("GH1008")
+        const users = yield* call("GET", "/api/users", { token })
+        expect(users.body.data).toEqual([])
+      }),
   )
 
   it.effect("reports every invalid field of a body, in the published words, and changes nothing", () =>

@@ -1,21 +1,14 @@
-import {
-  HttpApp,
-  HttpIncomingMessage,
-  HttpMiddleware,
-  HttpServerRequest,
-  HttpServerResponse,
-} from "@effect/platform"
+import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { API_VERSION, ApiError } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
 import { entryOf, withOAuthFields } from "./api-error-of.js"
 import { acceptedMediaTypes } from "./body-routes.js"
-import { errorResponse } from "./error-response.js"
+import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
+import { errorBodyText, errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { currentRequestId } from "./request-context.js"
-
-/** The largest request body accepted (DESIGN.md section 2). */
-export const MAX_BODY_BYTES = 1_048_576
 
 const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
   (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
@@ -47,6 +40,12 @@ const annotate = (entries: Readonly<Record<string, unknown>>) =>
     Object.entries(entries).reduce((all, [key, value]) => HashMap.set(all, key, value), annotations),
   )
 
+const payloadTooLarge = () =>
+  new ApiError({
+    status: 413,
+    errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
+  })
+
 /**
  * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`,
  * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type the route does not take (415 GH1010)
@@ -69,8 +68,16 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     yield* annotate({ service: "api", request_id: requestId, method: request.method, path })
 
     // The server writes the response inside this middleware; headers are added on the way out by a
-    // pre-response handler, which also sees the error responses made further in.
-    yield* HttpApp.appendPreResponseHandler((_request, response) => {
+    // pre-response handler, which also sees the error responses made further in. A chunked body that went
+    // over the limit while a handler read it failed that read: whatever the handler made of it, the answer
+    // is 413 GH1008.
+    yield* HttpApp.appendPreResponseHandler((_request, made) => {
+      const response = bodyWasTooLarge(NodeHttpServerRequest.toIncomingMessage(request))
+        ? HttpServerResponse.text(errorBodyText(withOAuthFields(path, payloadTooLarge())), {
+            status: 413,
+            contentType: "application/json",
+          })
+        : made
       written = response.status
       return Effect.succeed(
         HttpServerResponse.setHeaders(response, {
@@ -90,12 +97,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
       )
     const handled =
       Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-        ? refused(
-            new ApiError({
-              status: 413,
-              errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
-            }),
-          )
+        ? refused(payloadTooLarge())
         : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
           ? refused(
               new ApiError({
@@ -103,8 +105,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
                 errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
               }),
             )
-          : // A body sent without Content-Length (chunked) is capped while it is read.
-            HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+          : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
+            app
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
