@@ -1,4 +1,4 @@
-import { request as httpRequest } from "node:http"
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
 import { Effect } from "effect"
@@ -18,6 +18,31 @@ const expectPublishedError = (reply: Reply, status: number, code: string) => {
   }
   expect(reply.body.errors.map((entry: { code: string }) => entry.code)).toContain(code)
 }
+
+/** Sends `body` in pieces without a length (Node then sends it chunked) and returns the answer. */
+const sendChunked = (url: string, body: string, headers: Record<string, string>) =>
+  Effect.promise(
+    () =>
+      new Promise<{ status: number; text: string; headers: IncomingHttpHeaders }>((resolve, reject) => {
+        let answered = false
+        const request = httpRequest(url, { method: "POST", headers })
+        // The server may close the connection once it has answered, while the rest is still on its way.
+        request.on("error", (error) => (answered ? undefined : reject(error)))
+        request.on("response", (response) => {
+          answered = true
+          let text = ""
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => {
+            text += chunk
+          })
+          response.on("end", () =>
+            resolve({ status: response.statusCode ?? 0, text, headers: response.headers }),
+          )
+        })
+        for (let at = 0; at < body.length; at += 65_536) request.write(body.slice(at, at + 65_536))
+        request.end()
+      }),
+  )
 
 layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The HTTP protocol", (it) => {
   it.effect(
@@ -136,41 +161,36 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     "caps a chunked body (no Content-Length) at 1 MiB while reading it: 413 GH1008, nothing created",
     () =>
       Effect.gen(function* () {
-        const { token } = yield* newPartner()
+        const { clientId, token } = yield* newPartner()
         const base = yield* baseUrl
         const body = JSON.stringify({
           partner_user_id: "chunked",
           email: "c@example.com",
           name: "x".repeat(1_100_000),
         })
-        const reply = yield* Effect.promise(
-          () =>
-            new Promise<{ status: number; text: string }>((resolve, reject) => {
-              let answered = false
-              const request = httpRequest(`${base}/api/users`, {
-                method: "POST",
-                headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-              })
-              // The server may close the connection once it has answered, while the rest is still on its way.
-              request.on("error", (error) => (answered ? undefined : reject(error)))
-              request.on("response", (response) => {
-                answered = true
-                let text = ""
-                response.setEncoding("utf8")
-                response.on("data", (chunk: string) => {
-                  text += chunk
-                })
-                response.on("end", () => resolve({ status: response.statusCode ?? 0, text }))
-              })
-              // Written in pieces without a length: Node sends it chunked, so only the read can refuse it.
-              for (let at = 0; at < body.length; at += 65_536) request.write(body.slice(at, at + 65_536))
-              request.end()
-            }),
-        )
+        const reply = yield* sendChunked(`${base}/api/users`, body, {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+        })
         expect(reply.status).toBe(413)
         expect(JSON.parse(reply.text).errors[0].code).toBe("GH1008")
+        expect(reply.headers["x-request-id"]).toEqual(expect.any(String))
         const users = yield* call("GET", "/api/users", { token })
         expect(users.body.data).toEqual([])
+        // The token endpoint's 413 carries the RFC 6749 fields too.
+        const form = new URLSearchParams({
+          grant_type: "client_credentials",
+          client_id: clientId,
+          client_secret: "x".repeat(1_100_000),
+        }).toString()
+        const token413 = yield* sendChunked(`${base}/api/oauth/token`, form, {
+          "content-type": "application/x-www-form-urlencoded",
+        })
+        expect(token413.status).toBe(413)
+        expect(JSON.parse(token413.text)).toMatchObject({
+          error: "invalid_request",
+          errors: [{ code: "GH1008" }],
+        })
       }),
   )
 
