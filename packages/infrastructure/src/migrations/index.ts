@@ -11,6 +11,7 @@ import fulfilment from "./0009_fulfilment.js"
 import webhookDeliveries from "./0010_webhook_deliveries.js"
 import writePath from "./0011_write_path.js"
 import appendToStreams from "./0012_append_to_streams.js"
+import dropAppendToStreams from "./0013_drop_append_to_streams.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -26,4 +27,5 @@ export const migrations = Migrator.fromRecord({
   "0010_webhook_deliveries": webhookDeliveries,
   "0011_write_path": writePath,
   "0012_append_to_streams": appendToStreams,
+  "0013_drop_append_to_streams": dropAppendToStreams,
 })
