@@ -43,8 +43,9 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
     Config.redacted("ADMIN_TOKEN").pipe(
       Config.validate({
         // Said in full: the provider does not add the variable's name to a failure of a redacted value.
-        message: "ADMIN_TOKEN must be at least 16 characters",
-        validation: (token) => Redacted.value(token).length >= 16,
+        // A bearer token's characters (RFC 6750 b64token), or no Authorization header could carry it.
+        message: "ADMIN_TOKEN must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then optional =)",
+        validation: (token) => /^[A-Za-z0-9\-._~+/]{16,}=*$/.test(Redacted.value(token)),
       }),
     ),
   ),

@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
 import { Effect } from "effect"
-import { activeUser, baseUrl, call, newPartner, type Reply, testServer } from "./harness.js"
+import { ADMIN_TOKEN, activeUser, baseUrl, call, newPartner, type Reply, testServer } from "./harness.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -64,9 +64,47 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       for (const token of [undefined, "garbage", "pos_at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]) {
         const reply = yield* call("GET", "/api/users", token === undefined ? {} : { token })
         expectPublishedError(reply, 401, "GH1003")
-        expect(reply.headers.get("www-authenticate")).toContain("Bearer")
+        // RFC 6750 3.1: no error code when the request carried no credentials.
+        expect(reply.headers.get("www-authenticate")).toBe(
+          token === undefined ? 'Bearer realm="points"' : 'Bearer realm="points", error="invalid_token"',
+        )
       }
     }),
+  )
+
+  it.effect(
+    "takes a token only under the Bearer scheme (any case, one or more spaces), on /api and /admin/api",
+    () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const asHeader = (authorization: string, path = "/api/users") =>
+          call("GET", path, { headers: { authorization } })
+        for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`]) {
+          expect((yield* asHeader(authorization)).status).toBe(200)
+        }
+        // Seven characters of anything before the token used to pass: the scheme was never read.
+        for (const authorization of [
+          `Token: ${token}`,
+          `XXXXXXX${token}`,
+          `Basic  ${token}`,
+          `Bearer`,
+          token,
+        ]) {
+          const reply = yield* asHeader(authorization)
+          expectPublishedError(reply, 401, "GH1003")
+          expect(reply.headers.get("www-authenticate")).toBe('Bearer realm="points", error="invalid_token"')
+        }
+        expect((yield* asHeader(`Bearer ${ADMIN_TOKEN}`, "/admin/api/partners")).status).toBe(200)
+        for (const authorization of [
+          `Basic  ${ADMIN_TOKEN}`,
+          `Token: ${ADMIN_TOKEN}`,
+          `Bearer ${ADMIN_TOKEN}x`,
+        ]) {
+          const reply = yield* asHeader(authorization, "/admin/api/partners")
+          expectPublishedError(reply, 401, "GH1003")
+          expect(reply.headers.get("www-authenticate")).toContain("Bearer")
+        }
+      }),
   )
 
   it.effect(

@@ -1,25 +1,34 @@
 import { timingSafeEqual } from "node:crypto"
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
 import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
 import { Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
 import { apiErrorOf, entryOf } from "./api-error-of.js"
+import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
 import { rateLimitRejections } from "./metrics.js"
 
-const challenge = (error: ApiError) =>
+const challenge = (credentials: BearerCredentials, error: ApiError) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(
-        HttpServerResponse.setHeader(
-          response,
-          "WWW-Authenticate",
-          'Bearer realm="points", error="invalid_token"',
-        ),
+        HttpServerResponse.setHeader(response, "WWW-Authenticate", bearerChallenge(credentials)),
       ),
     ),
     Effect.fail(error),
+  )
+
+// The request's own Authorization header, read strictly: the token the platform hands the middleware is the
+// header minus its first seven characters, whatever the scheme was.
+const requestCredentials = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+  bearerCredentialsOf(request.headers.authorization),
+)
+
+const missingOrMalformed = (credentials: BearerCredentials) =>
+  challenge(
+    credentials,
+    apiErrorOf(new InvalidToken({ reason: credentials._tag === "Absent" ? "missing" : "malformed" })),
   )
 
 /**
@@ -46,13 +55,14 @@ export const AuthenticationLive = Layer.scoped(
     const rateLimit = yield* makeCoalescedRateLimit
     const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
     return {
-      bearer: (token) =>
+      bearer: () =>
         Effect.gen(function* () {
-          const value = Redacted.value(token)
-          const principal = yield* tokens.authenticate(value).pipe(
+          const credentials = yield* requestCredentials
+          if (credentials._tag !== "Token") return yield* missingOrMalformed(credentials)
+          const principal = yield* tokens.authenticate(credentials.token).pipe(
             Effect.catchIf(
               (error): error is InvalidToken => error instanceof InvalidToken,
-              (error) => challenge(apiErrorOf(error)),
+              (error) => challenge(credentials, apiErrorOf(error)),
             ),
             Effect.catchAll((error) => (error instanceof ApiError ? Effect.fail(error) : Effect.die(error))),
           )
@@ -97,14 +107,19 @@ export const AdminAuthenticationLive = Layer.effect(
   Effect.gen(function* () {
     const settings = yield* Settings
     return {
-      adminToken: (token) =>
+      adminToken: () =>
         Option.match(settings.adminToken, {
           onNone: () =>
             Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] })),
           onSome: (expected) =>
-            sameSecret(Redacted.value(token), Redacted.value(expected))
-              ? Effect.void
-              : challenge(new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] })),
+            Effect.flatMap(requestCredentials, (credentials) =>
+              credentials._tag === "Token" && sameSecret(credentials.token, Redacted.value(expected))
+                ? Effect.void
+                : challenge(
+                    credentials,
+                    new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] }),
+                  ),
+            ),
         }),
     }
   }),
