@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpRouter } from "@effect/platform"
 import { PointsApi } from "@points/http-api"
 import { activateUsersHandler, runConsumer, USER_ACTIVATION_CONSUMER } from "@points/infrastructure"
 import { Effect, Layer } from "effect"
@@ -41,6 +41,13 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
  * Needs an HttpServer, the database, and the settings.
  */
 export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
+  // Paths are matched exactly as the contract spells them: the router's defaults also took `/API/users`,
+  // `/api/users/` and `/api//users`, which the body checks (media type) and the key fingerprints did not.
+  Layer.locally(HttpRouter.currentRouterConfig, {
+    caseSensitive: true,
+    ignoreTrailingSlash: false,
+    ignoreDuplicateSlashes: false,
+  }),
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(ErrorMiddlewareLive),

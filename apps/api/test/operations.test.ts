@@ -387,6 +387,14 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
           (yield* call("GET", "/api/users/01900000-0000-7000-8000-000000000000", { token })).status,
         ).toBe(404)
         expect((yield* call("GET", "/no/such/route")).status).toBe(404)
+        // Refused before routing (media type): still counted under the route it was sent to.
+        expect(
+          (yield* call("POST", "/api/users", {
+            token,
+            body: "x=1",
+            headers: { "content-type": "text/plain" },
+          })).status,
+        ).toBe(415)
         const metrics = yield* call("GET", "/metrics")
         expect(metrics.status).toBe(200)
         expect(metrics.headers.get("content-type")).toContain("text/plain")
@@ -396,6 +404,9 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
           metricValue(text, 'http_requests_total{method="GET",route="/api/users/:user_id",status="404"}'),
         ).toBe(1)
         expect(metricValue(text, 'http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1)
+        expect(metricValue(text, 'http_requests_total{method="POST",route="/api/users",status="415"}')).toBe(
+          1,
+        )
         expect(
           metricValue(text, 'http_requests_total{method="POST",route="/admin/api/partners",status="201"}'),
         ).toBe(1)

@@ -72,6 +72,32 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     }),
   )
 
+  it.effect("matches paths exactly as the contract spells them: case, slashes and `;` name no route", () =>
+    Effect.gen(function* () {
+      const { token } = yield* newPartner()
+      const user = yield* activeUser(token)
+      const form = {
+        token,
+        body: "partner_user_id=form-user&email=f@x",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      }
+      // Each variant used to reach the route while skipping the media-type check (201 for a form body).
+      for (const path of ["/API/users", "/api/users/", "/api//users", "/Api/Users"]) {
+        expectPublishedError(yield* call("POST", path, form), 404, "NN1002")
+      }
+      expectPublishedError(yield* call("POST", "/api/users", form), 415, "GH1010")
+      const listed = yield* call("GET", "/api/users?partner_user_id=form-user", { token })
+      expect(listed.body.data).toEqual([])
+      // `;` ended the path for the router: this closed the user.
+      expectPublishedError(yield* call("DELETE", `/api/users/${user};junk`, { token }), 404, "NN1002")
+      expectPublishedError(yield* call("GET", `/api/users/${user};x=1`, { token }), 404, "NN1002")
+      expectPublishedError(yield* call("GET", `/api/users/${user}/`, { token }), 404, "NN1002")
+      const unchanged = yield* call("GET", `/api/users/${user}`, { token })
+      expect(unchanged.status).toBe(200)
+      expect(unchanged.body.status).toBe("active")
+    }),
+  )
+
   it.effect(
     "takes a token only under the Bearer scheme (any case, one or more spaces), on /api and /admin/api",
     () =>

@@ -1,9 +1,10 @@
 import { HttpApi } from "@effect/platform"
 import { PointsApi } from "@points/http-api"
 
-/** A route that takes a body: its method, its path as a pattern, and the media types it accepts. */
+/** A route that takes a body: its method, its path template and pattern, and the media types it accepts. */
 export interface BodyRoute {
   readonly method: string
+  readonly template: string
   readonly path: RegExp
   readonly mediaTypes: ReadonlyArray<string>
 }
@@ -23,6 +24,7 @@ const bodyRoutes: ReadonlyArray<BodyRoute> = (() => {
       const pattern = endpoint.path.replace(/:[^/]+/g, "[^/]+")
       routes.push({
         method: endpoint.method,
+        template: endpoint.path,
         path: new RegExp(`^${pattern}$`),
         mediaTypes: declared.includes(FORM) ? [...declared, "application/json"] : declared,
       })
@@ -31,6 +33,6 @@ const bodyRoutes: ReadonlyArray<BodyRoute> = (() => {
   return routes
 })()
 
-/** The media types a route takes as its body; undefined when it takes none (a body sent to it is ignored). */
-export const acceptedMediaTypes = (method: string, path: string): ReadonlyArray<string> | undefined =>
-  bodyRoutes.find((route) => route.method === method && route.path.test(path))?.mediaTypes
+/** The route a request with a body goes to; undefined when it takes none (a body sent to it is ignored). */
+export const bodyRouteOf = (method: string, path: string): BodyRoute | undefined =>
+  bodyRoutes.find((route) => route.method === method && route.path.test(path))

@@ -4,7 +4,7 @@ import { API_VERSION, ApiError } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
 import { entryOf, withOAuthFields } from "./api-error-of.js"
-import { acceptedMediaTypes } from "./body-routes.js"
+import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
 import { errorBodyText, errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
@@ -62,7 +62,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const requestId = requestIdOf(request.headers["x-request-id"])
     const path = request.url.split("?")[0] ?? request.url
     const declaredLength = Number(request.headers["content-length"] ?? "0")
-    const accepted = acceptedMediaTypes(request.method, path)
+    const bodyRoute = bodyRouteOf(request.method, path)
+    const accepted = bodyRoute?.mediaTypes
     const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
     yield* FiberRef.set(currentRequestId, requestId)
     yield* annotate({ service: "api", request_id: requestId, method: request.method, path })
@@ -90,29 +91,37 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
         }),
       )
     })
-    // Answers made here, before routing, never pass the pre-response handlers: they get the headers directly.
-    const refused = (error: ApiError) =>
-      Effect.map(errorResponse(withOAuthFields(path, error)), (response) =>
+    // Answers made here, before routing, never pass the pre-response handlers: they get the headers directly,
+    // and their metrics the template of the route they were refused at (no router named it).
+    let refusedAt: string | undefined
+    const refused = (error: ApiError) => {
+      refusedAt = bodyRoute?.template
+      return Effect.map(errorResponse(withOAuthFields(path, error)), (response) =>
         HttpServerResponse.setHeaders(response, { "X-Request-Id": requestId, "Api-Version": API_VERSION }),
       )
+    }
     const handled =
-      Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-        ? refused(payloadTooLarge())
-        : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
-          ? refused(
-              new ApiError({
-                status: 415,
-                errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
-              }),
-            )
-          : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
-            app
+      // The router reads `;` and `#` as the end of the path (`/api/users/<id>;x` would be that user's route);
+      // no path of the contract has either, so such a path names no route.
+      /[;#]/.test(path)
+        ? refused(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
+        : Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
+          ? refused(payloadTooLarge())
+          : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
+            ? refused(
+                new ApiError({
+                  status: 415,
+                  errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+                }),
+              )
+            : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
+              app
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
     const observe = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) => {
       const seconds = (performance.now() - startedAt) / 1000
-      const route = routeOf(span)
+      const route = refusedAt ?? routeOf(span)
       const status = written ?? (Exit.isSuccess(exit) ? exit.value.status : unwrittenStatus(exit))
       recordRequest({ method: request.method, route, status, seconds })
       requestsInFlight.unsafeModify(-1, [])
