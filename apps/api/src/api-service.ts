@@ -1,11 +1,9 @@
 import { readFileSync } from "node:fs"
-import { createServer as createHttpServer } from "node:http"
-import { createServer as createHttpsServer } from "node:https"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
-import { CappedRequest } from "./http/capped-request.js"
+import { apiHttpServer, apiHttpsServer } from "./http/node-server.js"
 import { HttpAppLive, UserActivationLive } from "./server.js"
 
 /** The HTTP(S) server on PORT/HOST: HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set. */
@@ -16,8 +14,8 @@ const ServerLive = Layer.unwrapEffect(
       key: readFileSync(key),
     }))
     const create = Option.match(tls, {
-      onNone: () => () => createHttpServer({ IncomingMessage: CappedRequest }),
-      onSome: (options) => () => createHttpsServer({ ...options, IncomingMessage: CappedRequest }),
+      onNone: () => apiHttpServer,
+      onSome: (options) => () => apiHttpsServer(options),
     })
     const scheme = Option.isSome(tls) ? "https" : "http"
     // One line saying where it listens: operators (and the process tests) wait for it.

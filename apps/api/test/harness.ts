@@ -1,11 +1,10 @@
-import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { WriteSideLive } from "@points/infrastructure"
 import { eventually, testDatabase } from "@points/infrastructure/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { type ApiSettings, Settings } from "../src/config.js"
-import { CappedRequest } from "../src/http/capped-request.js"
+import { apiHttpServer } from "../src/http/node-server.js"
 import { HttpAppLive, UserActivationLive } from "../src/server.js"
 
 /** The admin token of every test server. */
@@ -15,7 +14,7 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789"
 export const testServer = (overrides: Partial<ApiSettings> = {}) =>
   Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
     Layer.provideMerge(
-      NodeHttpServer.layer(() => createServer({ IncomingMessage: CappedRequest }), {
+      NodeHttpServer.layer(apiHttpServer, {
         port: 0,
         host: "127.0.0.1",
       }),
@@ -150,7 +149,7 @@ export const callAt = (
 export const testServerWithoutActivation = (overrides: Partial<ApiSettings> = {}) =>
   HttpAppLive.pipe(
     Layer.provideMerge(
-      NodeHttpServer.layer(() => createServer({ IncomingMessage: CappedRequest }), {
+      NodeHttpServer.layer(apiHttpServer, {
         port: 0,
         host: "127.0.0.1",
       }),

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
+import { connect } from "node:net"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
 import { Effect } from "effect"
@@ -44,6 +45,20 @@ const sendChunked = (url: string, body: string, headers: Record<string, string>)
       }),
   )
 
+// Raw bytes to the server and everything it sends back until it closes: for requests no HTTP client sends.
+const sendRaw = (url: string, text: string) =>
+  Effect.async<string, Error>((resume) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname, () => socket.end(text))
+    let received = ""
+    socket.setEncoding("latin1")
+    socket.on("data", (chunk: string) => {
+      received += chunk
+    })
+    socket.on("error", (error) => resume(Effect.fail(error)))
+    socket.on("close", () => resume(Effect.succeed(received)))
+  })
+
 layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The HTTP protocol", (it) => {
   it.effect(
     "answers unknown routes with 404 NN1002, and every response carries X-Request-Id and Api-Version",
@@ -68,6 +83,30 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(reply.headers.get("www-authenticate")).toBe(
           token === undefined ? 'Bearer realm="points"' : 'Bearer realm="points", error="invalid_token"',
         )
+      }
+    }),
+  )
+
+  it.effect("answers requests Node cannot parse in the published format, with the common headers", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const cases = [
+        ["GET /api/users HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400],
+        ["GET /api/users HTTP/1.1\r\nHo st: x\r\n\r\n", 400],
+        [`GET /api/users HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
+      ] as const
+      for (const [request, status] of cases) {
+        const raw = yield* sendRaw(base, request)
+        const [head = "", body = ""] = raw.split("\r\n\r\n")
+        // Node's own answer was the bare status line: no body, no X-Request-Id, no Api-Version.
+        expect(head.split("\r\n")[0]).toBe(
+          `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : "Bad Request"}`,
+        )
+        expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/)
+        expect(head).toContain(`\r\nApi-Version: ${API_VERSION}\r\n`)
+        const parsed = JSON.parse(body)
+        expect(parsed.errors).toHaveLength(1)
+        expect(parsed.errors[0]).toMatchObject({ code: "GH1006", id: expect.stringMatching(uuid) })
       }
     }),
   )

@@ -1,0 +1,42 @@
+import { createServer as createHttpServer, type Server } from "node:http"
+import { createServer as createHttpsServer, type ServerOptions } from "node:https"
+import type { Duplex } from "node:stream"
+import { API_VERSION } from "@points/http-api"
+import { uuidV7 } from "@points/infrastructure"
+import { CappedRequest } from "./capped-request.js"
+
+// Node answers a request it cannot parse (a malformed request line or header, a duplicate Content-Length,
+// headers over its limit) itself, before any middleware runs: a bare status, no body, none of the headers
+// every response carries. This answer is the published one.
+const answerUnparsable = (error: Error & { readonly code?: string }, socket: Duplex) => {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const tooLarge = error.code === "HPE_HEADER_OVERFLOW"
+  const [status, reason] = tooLarge ? [431, "Request Header Fields Too Large"] : [400, "Bad Request"]
+  const id = uuidV7()
+  const body = JSON.stringify({
+    errors: [
+      {
+        id,
+        code: "GH1006",
+        message: tooLarge ? "invalid params: the request's headers are too large" : "malformed HTTP request",
+      },
+    ],
+  })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nApi-Version: ${API_VERSION}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  )
+}
+
+const withPublishedErrors = <S extends Server>(server: S): S => server.on("clientError", answerUnparsable)
+
+/** The API's HTTP server: bodies capped while read (CappedRequest), unparsable requests answered as published. */
+export const apiHttpServer = () => withPublishedErrors(createHttpServer({ IncomingMessage: CappedRequest }))
+
+/** The API's HTTPS server, as apiHttpServer with the given certificate and key. */
+export const apiHttpsServer = (options: Pick<ServerOptions, "cert" | "key">) =>
+  withPublishedErrors(createHttpsServer({ ...options, IncomingMessage: CappedRequest }))
