@@ -1,8 +1,10 @@
+import { request as httpRequest } from "node:http"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
 import {
   activeUser,
+  baseUrl,
   call,
   eventually,
   metricValue,
@@ -15,6 +17,21 @@ import {
 const add = (userId: string, amount: number, reference: string) => ({
   transaction: { user_id: userId, amount, reference_id: reference },
 })
+
+// A POST whose headers may repeat a field (fetch joins repeated fields into one).
+const postRepeatingHeaders = (url: string, headers: Record<string, string | Array<string>>, body: string) =>
+  Effect.async<{ readonly status: number; readonly body: string }, Error>((resume) => {
+    const request = httpRequest(url, { method: "POST", headers }, (response) => {
+      let text = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => {
+        text += chunk
+      })
+      response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, body: text })))
+    })
+    request.on("error", (error) => resume(Effect.fail(error)))
+    request.end(body)
+  })
 
 const replayed = (reply: { readonly headers: Headers }) => reply.headers.get("idempotent-replayed") === "true"
 
@@ -181,6 +198,101 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
         expect(replayed(missingAgain)).toBe(true)
         expect(missingAgain.text).toBe(missing.text)
       }),
+    )
+
+    it.effect(
+      "records a body refused by the schema (or not JSON) under its key: a retry replays the 400, another body is IK1001",
+      () =>
+        Effect.gen(function* () {
+          const { token } = yield* newPartner()
+          const userId = yield* withActivation(activeUser(token))
+          const headers = { "idempotency-key": "refused-body" }
+          const refused = yield* call("POST", "/api/points/add", {
+            token,
+            json: add(userId, 0, "rb-1"),
+            headers,
+          })
+          expect(refused.status).toBe(400)
+          expect(refused.body.errors[0].code).toBe("GH1006")
+          expect(replayed(refused)).toBe(false)
+          // The same request again: the recorded 400, byte for byte (its error ids included).
+          const again = yield* call("POST", "/api/points/add", {
+            token,
+            json: add(userId, 0, "rb-1"),
+            headers,
+          })
+          expect(again.status).toBe(400)
+          expect(replayed(again)).toBe(true)
+          expect(again.text).toBe(refused.text)
+          // A corrected body under the same key is another request: it used to execute (201).
+          const corrected = yield* call("POST", "/api/points/add", {
+            token,
+            json: add(userId, 5, "rb-1"),
+            headers,
+          })
+          expect(corrected.status).toBe(422)
+          expect(corrected.body.errors[0].code).toBe("IK1001")
+          const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
+          expect(account.status).toBe(404)
+
+          // A body that is not JSON, and Create order (which requires a key) with no items: recorded the same way.
+          const notJson = {
+            token,
+            body: "{bad",
+            headers: { "content-type": "application/json", "idempotency-key": "refused-json" },
+          }
+          const first = yield* call("POST", "/api/points/add", notJson)
+          expect(first.status).toBe(400)
+          const second = yield* call("POST", "/api/points/add", notJson)
+          expect(replayed(second)).toBe(true)
+          expect(second.text).toBe(first.text)
+          const orderHeaders = { "idempotency-key": "refused-order" }
+          const noItems = { user_id: userId, reference_id: "ro-1", items: [] }
+          expect(
+            (yield* call("POST", "/api/orders", { token, json: noItems, headers: orderHeaders })).status,
+          ).toBe(400)
+          const placed = yield* call("POST", "/api/orders", {
+            token,
+            json: { ...noItems, items: [{ sku: "A", quantity: 1, points: 1 }] },
+            headers: orderHeaders,
+          })
+          expect(placed.status).toBe(422)
+          expect(placed.body.errors[0].code).toBe("IK1001")
+          const orders = yield* call("GET", `/api/orders?user_id=${userId}`, { token })
+          expect(orders.body.data).toEqual([])
+
+          // Without a key nothing is recorded: each refusal is answered anew.
+          const bare = yield* call("POST", "/api/points/add", { token, json: add(userId, 0, "rb-2") })
+          const bareAgain = yield* call("POST", "/api/points/add", { token, json: add(userId, 0, "rb-2") })
+          expect(replayed(bareAgain)).toBe(false)
+          expect(bareAgain.body.errors[0].id).not.toBe(bare.body.errors[0].id)
+        }),
+    )
+
+    it.effect(
+      "refuses an Idempotency-Key header sent twice (Node joins them into one value) and executes nothing",
+      () =>
+        Effect.gen(function* () {
+          const { token } = yield* newPartner()
+          const userId = yield* withActivation(activeUser(token))
+          const base = yield* baseUrl
+          const reply = yield* postRepeatingHeaders(
+            `${base}/api/points/add`,
+            {
+              authorization: `Bearer ${token}`,
+              "content-type": "application/json",
+              "idempotency-key": ["dupA", "dupB"],
+            },
+            JSON.stringify(add(userId, 3, "dup-1")),
+          )
+          expect(reply.status).toBe(400)
+          expect(JSON.parse(reply.body).errors[0]).toMatchObject({
+            code: "GH1006",
+            message: "Idempotency-Key must be sent once",
+          })
+          const account = yield* call("GET", `/api/users/${userId}/points-account`, { token })
+          expect(account.status).toBe(404)
+        }),
     )
 
     it.effect("refuses an empty, too long or non-printable key with 400 GH1006 and executes nothing", () =>

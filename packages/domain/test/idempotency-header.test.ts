@@ -43,6 +43,19 @@ describe("Idempotency-Key header", () => {
     }),
   )
 
+  it.effect("a header sent more than once is GH1006; sent once as a list of one, it is read as usual", () =>
+    Effect.gen(function* () {
+      const twice = yield* Effect.flip(
+        IdempotencyKey.parseIdempotencyKeyHeader(["a", "b"], { required: true }),
+      )
+      expect(twice).toEqual(new InvalidParams({ field: "Idempotency-Key", problem: "must be sent once" }))
+      const once = yield* IdempotencyKey.parseIdempotencyKeyHeader(['"a"'], { required: true })
+      expect(once).toEqual(Option.some("a"))
+      const none = yield* Effect.flip(IdempotencyKey.parseIdempotencyKeyHeader([], { required: true }))
+      expect(none).toBeInstanceOf(IdempotencyKeyRequired)
+    }),
+  )
+
   it.effect("an empty value is GH1006, quoted or not, and the message names the header", () =>
     Effect.gen(function* () {
       yield* refused("", "must not be empty")

@@ -3,11 +3,12 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
 import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
-import { Effect, Layer, Metric, Option, Redacted } from "effect"
+import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
 import { apiErrorOf, entryOf } from "./api-error-of.js"
 import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
 import { rateLimitRejections } from "./metrics.js"
+import { currentPartnerId } from "./request-context.js"
 
 const challenge = (credentials: BearerCredentials, error: ApiError) =>
   Effect.zipRight(
@@ -89,6 +90,8 @@ export const AuthenticationLive = Layer.scoped(
               }),
             )
           }
+          // Set on the request's own fiber (as its request id is): cheaper than a scoped provide.
+          yield* FiberRef.set(currentPartnerId, Option.some(principal.partnerId))
           return principal
         }),
     }

@@ -9,6 +9,7 @@ import {
   unexpected,
   withOAuthFields,
 } from "./api-error-of.js"
+import { refusedBeforeHandler } from "./idempotent-post.js"
 import { invalidParamsOf } from "./invalid-params.js"
 
 const isDatabaseUnreachable = (defect: unknown): boolean => {
@@ -21,47 +22,53 @@ const isDatabaseUnreachable = (defect: unknown): boolean => {
 }
 
 /**
- * Turns every failure into the published error body: schema failures into 400 with one entry per field,
+ * Turns every failure into the published error body: schema failures into 400 with one entry per field
+ * (recorded under the request's Idempotency-Key, as every 400 is),
  * unknown routes into 404 NN1002, unreadable bodies into 400, domain errors into their code and status, and
  * anything else into 500 SV5000 (503 SV5003 when the database is out of reach), logged with its cause but
  * never shown: no stack trace or SQL reaches a client. Errors of the OAuth endpoints also carry RFC 6749 `error`.
  */
-export const ErrorMiddlewareLive = HttpApiBuilder.middleware(PointsApi, (app) =>
-  app.pipe(
-    Effect.catchAllCause((cause): Effect.Effect<never, ApiError> => {
-      // Squashed: the body reader reports an unreadable body as a defect, not as a typed failure.
-      const squashed: unknown = Cause.squash(cause)
-      {
-        const error = squashed
-        if (error instanceof ApiError) return Effect.fail(error)
-        const tag = (error as { _tag?: string })._tag
-        if (tag === "HttpApiDecodeError") return Effect.fail(invalidParamsOf(error as never))
-        if (tag === "RouteNotFound") {
-          return Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
+export const ErrorMiddlewareLive = HttpApiBuilder.middleware(
+  PointsApi,
+  (app) =>
+    app.pipe(
+      Effect.catchAllCause((cause) => {
+        // Squashed: the body reader reports an unreadable body as a defect, not as a typed failure.
+        const squashed: unknown = Cause.squash(cause)
+        {
+          const error = squashed
+          if (error instanceof ApiError) return Effect.fail(error)
+          const tag = (error as { _tag?: string })._tag
+          // Refused before the handler ran: recorded under the request's Idempotency-Key as any 400 is.
+          if (tag === "HttpApiDecodeError") return refusedBeforeHandler(invalidParamsOf(error as never))
+          if (tag === "RouteNotFound") {
+            return Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
+          }
+          if (tag === "RequestError") {
+            return refusedBeforeHandler(
+              new ApiError({
+                status: 400,
+                errors: [entryOf("GH1006", "invalid params: the body is not valid JSON")],
+              }),
+            )
+          }
+          if (isPlatformError(error)) return Effect.fail(apiErrorOf(error))
+          if (tag === "StreamVersionConflict") {
+            // Still contended after the bounded retries: nothing was written; the client may retry shortly.
+            return Effect.fail(unavailable())
+          }
         }
-        if (tag === "RequestError") {
-          return Effect.fail(
-            new ApiError({
-              status: 400,
-              errors: [entryOf("GH1006", "invalid params: the body is not valid JSON")],
-            }),
-          )
-        }
-        if (isPlatformError(error)) return Effect.fail(apiErrorOf(error))
-        if (tag === "StreamVersionConflict") {
-          // Still contended after the bounded retries: nothing was written; the client may retry shortly.
-          return Effect.fail(unavailable())
-        }
-      }
-      return Effect.zipRight(
-        Effect.logError("request failed", cause),
-        Effect.fail(isDatabaseUnreachable(squashed) ? unavailable() : unexpected()),
-      )
-    }),
-    Effect.catchAll((error) =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.fail(withOAuthFields(request.url.split("?")[0] ?? request.url, error)),
+        return Effect.zipRight(
+          Effect.logError("request failed", cause),
+          Effect.fail(isDatabaseUnreachable(squashed) ? unavailable() : unexpected()),
+        )
+      }),
+      Effect.catchAll((error) =>
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          Effect.fail(withOAuthFields(request.url.split("?")[0] ?? request.url, error)),
+        ),
       ),
     ),
-  ),
+  // Recording a refusal needs the database and the settings of the layer that builds it.
+  { withContext: true },
 )

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { IdempotencyKey } from "@points/domain"
+import { IdempotencyKey, type PartnerId } from "@points/domain"
 import { ApiError, CurrentPrincipal } from "@points/http-api"
 import {
   type AnyUnitPlan,
@@ -16,10 +17,10 @@ import {
 import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
 import { Settings } from "../config.js"
 import { answer } from "./answer.js"
-import { apiErrorOf, isPlatformError } from "./api-error-of.js"
+import { apiErrorOf, isPlatformError, unexpected } from "./api-error-of.js"
 import { errorBodyText } from "./error-response.js"
 import { idempotencyReplays } from "./metrics.js"
-import { currentRequestId } from "./request-context.js"
+import { currentPartnerId, currentRequestId } from "./request-context.js"
 
 /** What an idempotent POST does, and how its result is answered. */
 export interface IdempotentPost<A, I, E, R> {
@@ -98,6 +99,45 @@ const businessEffect = <A, E, R>(
 const json = (status: number, body: string, headers: Readonly<Record<string, string>> = {}) =>
   HttpServerResponse.text(body, { status, contentType: "application/json", headers })
 
+// Each Idempotency-Key field line as sent: Node joins repeated ones with ", " into what looks like one key.
+const keyHeaderOf = (request: HttpServerRequest.HttpServerRequest) =>
+  NodeHttpServerRequest.toIncomingMessage(request).headersDistinct["idempotency-key"]
+
+const recorded = (status: number, body: string) => ({
+  status,
+  headers: { "Content-Type": "application/json" },
+  body,
+})
+
+const replayOf = (response: IdempotencyKey.RecordedResponse) =>
+  Effect.as(
+    Metric.increment(idempotencyReplays),
+    json(response.status, response.body, { ...response.headers, "Idempotent-Replayed": "true" }),
+  )
+
+// A claim of the partner's key for this request: its fingerprint is the method, the concrete path and the
+// digest of the body as sent.
+const claimRequestOf = (
+  request: HttpServerRequest.HttpServerRequest,
+  partnerId: PartnerId,
+  key: IdempotencyKey.IdempotencyKeyValue,
+) =>
+  Effect.gen(function* () {
+    const settings = yield* Settings
+    const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
+    return {
+      partnerId,
+      key,
+      fingerprint: IdempotencyKey.RequestFingerprint.make({
+        method: request.method,
+        path: request.url.split("?")[0] ?? request.url,
+        bodySha256: bodyDigest(text),
+      }),
+      leaseSeconds: settings.idempotencyLeaseSeconds,
+      lifetimeSeconds: settings.idempotencyTtlSeconds,
+    }
+  })
+
 /**
  * Runs a POST exactly once per Idempotency-Key (DESIGN.md section 4). The key is claimed without waiting
  * (IK1002 while another request holds it, IK1001 for a different request) in the transaction that runs the
@@ -113,11 +153,10 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const sql = yield* SqlClient.SqlClient
-      const settings = yield* Settings
       const notifier = yield* LogNotifier
       const requestId = yield* FiberRef.get(currentRequestId)
       const partnerId = (yield* CurrentPrincipal).partnerId
-      const parsed = yield* IdempotencyKey.parseIdempotencyKeyHeader(request.headers["idempotency-key"], {
+      const parsed = yield* IdempotencyKey.parseIdempotencyKeyHeader(keyHeaderOf(request), {
         required: post.required,
       }).pipe(Effect.mapError(apiErrorOf))
       const encode = Schema.encodeSync(post.resource)
@@ -134,25 +173,8 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
       }
 
       const key = parsed.value
-      const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
-      const fingerprint = IdempotencyKey.RequestFingerprint.make({
-        method: request.method,
-        path: request.url.split("?")[0] ?? request.url,
-        bodySha256: bodyDigest(text),
-      })
-      const claimRequest = {
-        partnerId,
-        key,
-        fingerprint,
-        leaseSeconds: settings.idempotencyLeaseSeconds,
-        lifetimeSeconds: settings.idempotencyTtlSeconds,
-      }
+      const claimRequest = yield* claimRequestOf(request, partnerId, key)
       const context: RequestContext = { partnerId, requestId, idempotencyKey: key }
-      const recorded = (status: number, body: string) => ({
-        status,
-        headers: { "Content-Type": "application/json" },
-        body,
-      })
 
       if (post.plan !== undefined) {
         const plan = yield* Effect.option(post.plan(context))
@@ -195,10 +217,7 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
       )
       if (Exit.isSuccess(exit)) {
         const { replayed, response } = exit.value
-        if (replayed) {
-          yield* Metric.increment(idempotencyReplays)
-          return json(response.status, response.body, { ...response.headers, "Idempotent-Replayed": "true" })
-        }
+        if (replayed) return yield* replayOf(response)
         // Consumers are told after the outer commit: inside it, the unit of work's own signal came too early.
         if (response.status < 300) yield* notifier.committed
         return json(response.status, response.body)
@@ -212,5 +231,71 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
       }
       // The claim refused (IK1001, IK1002) or the database failed around it: nothing committed.
       return yield* Effect.failCause(exit.cause)
+    }),
+  )
+
+// Every POST under /api takes a key, except the token endpoints (DESIGN.md section 4).
+const takesKey = (method: string, path: string) =>
+  method === "POST" && path.startsWith("/api/") && !path.startsWith("/api/oauth/")
+
+/**
+ * The answer to a keyed POST refused before its handler ran (its body failed the schema or was not JSON):
+ * recorded against the partner's Idempotency-Key as the handlers' own refusals are (DESIGN.md section 4), in
+ * a transaction of its own, so a retry replays it and the key can never run a different request later (422
+ * IK1001; IK1002 while another request holds it). Without a key, an authenticated partner or a recordable
+ * status, the refusal is answered as it is.
+ */
+export const refusedBeforeHandler = (
+  refusal: ApiError,
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  ApiError,
+  HttpServerRequest.HttpServerRequest | SqlClient.SqlClient | Settings
+> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const partnerId = yield* FiberRef.get(currentPartnerId)
+    if (
+      Option.isNone(partnerId) ||
+      !takesKey(request.method, request.url.split("?")[0] ?? request.url) ||
+      !IdempotencyKey.isRecordable(refusal.status)
+    ) {
+      return yield* Effect.fail(refusal)
+    }
+    // A bad or missing header is a problem of its own, answered with the body's (no key to record under).
+    const parsed = yield* Effect.either(
+      IdempotencyKey.parseIdempotencyKeyHeader(keyHeaderOf(request), { required: false }),
+    )
+    if (Either.isLeft(parsed) || Option.isNone(parsed.right)) return yield* Effect.fail(refusal)
+    const sql = yield* SqlClient.SqlClient
+    const claimRequest = yield* claimRequestOf(request, partnerId.value, parsed.right.value)
+    const outcome = yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const claimed = yield* claimKeyInTransaction(claimRequest)
+        if (claimed._tag === "Replay") return { replayed: true, response: claimed.response } as const
+        const response = recorded(refusal.status, errorBodyText(refusal))
+        const { partnerId, key } = claimRequest
+        yield* recordResponse({
+          partnerId,
+          key,
+          claimToken: claimed.claimToken,
+          held: claimed.held,
+          response,
+        })
+        return { replayed: false, response } as const
+      }),
+    )
+    return outcome.replayed ? yield* replayOf(outcome.response) : json(refusal.status, outcome.response.body)
+  }).pipe(
+    Effect.catchAllCause((cause) => {
+      const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure) && failure.value instanceof ApiError) return Effect.fail(failure.value)
+      if (Option.isSome(failure) && isPlatformError(failure.value))
+        return Effect.fail(apiErrorOf(failure.value))
+      // The database failed around the record: nothing was recorded; the outcome is ours to report.
+      return Effect.zipRight(
+        Effect.logError("recording a refused request failed", cause),
+        Effect.fail(unexpected()),
+      )
     }),
   )

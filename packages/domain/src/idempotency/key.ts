@@ -48,19 +48,25 @@ const unquote = (value: string): Either.Either<string, string> => {
 }
 
 /**
- * Reads the `Idempotency-Key` header: bare `abc` and quoted `"abc"` name the same key. An empty, malformed,
- * non-printable or over-long value is GH1006; an absent header is IK1003 where the key is required, and
- * otherwise none (the caller then uses a random key, so nothing replays).
+ * Reads the `Idempotency-Key` header (each field line the request carried): bare `abc` and quoted `"abc"`
+ * name the same key. An empty, malformed, non-printable or over-long value is GH1006, and so is a header sent
+ * more than once (which key was meant?); an absent header is IK1003 where the key is required, and otherwise
+ * none (the caller then uses a random key, so nothing replays).
  */
 export const parseIdempotencyKeyHeader = (
-  raw: string | undefined,
+  raw: string | ReadonlyArray<string> | undefined,
   options: { readonly required: boolean },
 ): Effect.Effect<Option.Option<IdempotencyKeyValue>, InvalidParams | IdempotencyKeyRequired> => {
-  if (raw === undefined) {
+  if (raw === undefined || (typeof raw !== "string" && raw.length === 0)) {
     return options.required ? Effect.fail(new IdempotencyKeyRequired()) : Effect.succeed(Option.none())
   }
   const invalid = (problem: string) =>
     Effect.fail(new InvalidParams({ field: IDEMPOTENCY_KEY_HEADER, problem }))
+  if (typeof raw !== "string") {
+    const [only] = raw
+    if (raw.length > 1 || only === undefined) return invalid("must be sent once")
+    return parseIdempotencyKeyHeader(only, options)
+  }
   // Surrounding spaces and tabs are not part of an HTTP field value (RFC 9110 5.5).
   const value = raw.replace(/^[ \t]+|[ \t]+$/g, "")
   if (!isPrintableAscii(value)) return invalid("must be printable ASCII characters")
