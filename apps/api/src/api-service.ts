@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { housekeepingLayer } from "@points/infrastructure"
+import { Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
 import { apiHttpServer, apiHttpsServer } from "./http/node-server.js"
 import { HttpAppLive, UserActivationLive } from "./server.js"
@@ -33,11 +34,18 @@ const ServerLive = Layer.unwrapEffect(
   }),
 )
 
+/** Deletes expired idempotency keys, tokens and idle rate-limit rows every HOUSEKEEPING_INTERVAL_SECONDS. */
+const HousekeepingLive = Layer.unwrapEffect(
+  Effect.map(Settings, (settings) =>
+    housekeepingLayer(Duration.seconds(settings.housekeepingIntervalSeconds)),
+  ),
+)
+
 /**
  * The API as a service: the HTTP(S) server with every endpoint, and the user activation consumer. Needs the
  * database and the write side (WriteSideLive), so that a process running more than the API shares them.
  */
-export const ApiServiceLive = Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
+export const ApiServiceLive = Layer.mergeAll(HttpAppLive, UserActivationLive, HousekeepingLive).pipe(
   Layer.provide(ServerLive),
   Layer.provide(Settings.layer),
 )

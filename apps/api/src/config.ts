@@ -15,6 +15,8 @@ export interface ApiSettings {
   readonly tlsKeyFile: Option.Option<string>
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: accept private, loopback and plain-http webhook targets (local development). */
   readonly webhookAllowPrivateTargets: boolean
+  /** HOUSEKEEPING_INTERVAL_SECONDS: how often expired keys, tokens and idle rate-limit rows are deleted. */
+  readonly housekeepingIntervalSeconds: number
 }
 
 const positiveInt = (name: string, fallback: number, max: number) =>
@@ -58,6 +60,7 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
   tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
   webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+  housekeepingIntervalSeconds: positiveInt("HOUSEKEEPING_INTERVAL_SECONDS", 300, 86_400),
 }).pipe(
   Config.validate({
     message: "TLS_CERT_FILE and TLS_KEY_FILE must be set together",
