@@ -12,6 +12,7 @@ import webhookDeliveries from "./0010_webhook_deliveries.js"
 import writePath from "./0011_write_path.js"
 import appendToStreams from "./0012_append_to_streams.js"
 import dropAppendToStreams from "./0013_drop_append_to_streams.js"
+import transactionsInLedgerOrder from "./0014_transactions_in_ledger_order.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -28,4 +29,5 @@ export const migrations = Migrator.fromRecord({
   "0011_write_path": writePath,
   "0012_append_to_streams": appendToStreams,
   "0013_drop_append_to_streams": dropAppendToStreams,
+  "0014_transactions_in_ledger_order": transactionsInLedgerOrder,
 })

@@ -132,10 +132,11 @@ interface TransactionDatabaseRow {
   readonly description: string | null
   readonly order_id: string | null
   readonly created_at: Date
+  readonly global_position: string
 }
 
 const columns =
-  "id, account_id, user_id, type, amount, balance_after, reference_id, description, order_id, created_at"
+  "id, account_id, user_id, type, amount, balance_after, reference_id, description, order_id, created_at, global_position"
 
 /**
  * The resource of a transaction row as the projection writes it: what its GET answers once the row is
@@ -187,18 +188,22 @@ export interface FindTransactionsRequest extends PageRequest {
   readonly user_id?: string | undefined
 }
 
-/** A page of a partner's transactions, oldest first, optionally of one reference id and/or one user. */
+/**
+ * A page of a partner's transactions in ledger order (oldest first, each account's in the order its balance
+ * moved, so `balance_after` follows from one to the next), optionally of one reference id and/or one user.
+ */
 export const findTransactions = (partnerId: string, request: FindTransactionsRequest) =>
   selectPage({
     table: "points_transactions",
     columns,
-    key: "id",
+    key: "global_position",
+    keyKind: "position",
     filters: [
       equals("partner_id", partnerId),
       ...(request.reference_id === undefined ? [] : [textEquals("reference_id", request.reference_id)]),
       ...(request.user_id === undefined ? [] : [uuidEquals("user_id", request.user_id)]),
     ],
     request,
-    keyOf: (row: TransactionDatabaseRow) => row.id,
+    keyOf: (row: TransactionDatabaseRow) => row.global_position,
     toResource,
   })
