@@ -13,6 +13,7 @@ import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
 import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
 import { AdminAuthenticationLive, AuthenticationLive, BearerTokensLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
+import { OAuthHttpLive, oauthNoStoreBeforeRouting } from "./http/oauth-http.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
 /** Every handler of the contract, with their authentication. */
@@ -37,10 +38,12 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
 
 /**
  * The HTTP application: the contract's handlers behind the error mapping, `/openapi.json` generated from the
- * contract and an interactive reference at `/docs`, all inside the request-id / size / media-type middleware.
- * Needs an HttpServer, the database, and the settings.
+ * contract and an interactive reference at `/docs`, all inside the request-id / size / media-type middleware
+ * (and the OAuth endpoints' HTTP rules). Needs an HttpServer, the database, and the settings.
  */
-export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
+export const HttpAppLive = HttpApiBuilder.serve((app) =>
+  oauthNoStoreBeforeRouting(serverMiddleware(app)),
+).pipe(
   // Paths are matched exactly as the contract spells them: the router's defaults also took `/API/users`,
   // `/api/users/` and `/api//users`, which the body checks (media type) and the key fingerprints did not.
   Layer.locally(HttpRouter.currentRouterConfig, {
@@ -51,6 +54,7 @@ export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(ErrorMiddlewareLive),
+  Layer.provide(OAuthHttpLive),
   Layer.provide(ApiLive),
 )
 

@@ -30,20 +30,30 @@ export const unexpected = () =>
 export const unavailable = () =>
   new ApiError({ status: 503, errors: [entryOf("SV5003", "service unavailable: retry later")] })
 
-// RFC 6749 5.2 names few error codes; every refusal of a malformed request is `invalid_request`.
-const oauthErrorOf = (status: number) =>
-  status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request"
+/** True for the paths of the OAuth endpoints, whose answers follow RFC 6749 as well as DESIGN.md. */
+export const isOAuthPath = (path: string): boolean => path.startsWith("/api/oauth/")
+
+// RFC 6749 5.2 names the token endpoint's codes; a refusal it has no code for is `invalid_request`. It has no
+// code for throttling either: a 429, like a 503, is `temporarily_unavailable` (RFC 6749 4.1.2.1), the one
+// code that tells a client to come back later rather than to fix its request or its credentials.
+const oauthErrorOf = (error: ApiError): string => {
+  const code = error.errors[0].code
+  if (code === "GH1001") return "invalid_client"
+  if (code === "GH1007") return "unsupported_grant_type"
+  if (error.status === 429 || error.status === 503) return "temporarily_unavailable"
+  return error.status >= 500 ? "server_error" : "invalid_request"
+}
 
 /**
  * An error of the OAuth endpoints carries the RFC 6749 `error` and `error_description` beside `errors`
  * (DESIGN.md section 5), also when it is answered before the endpoint's handler runs (413, 415, a bad form).
  */
 export const withOAuthFields = (path: string, error: ApiError): ApiError =>
-  !path.startsWith("/api/oauth/") || error.error !== undefined
+  !isOAuthPath(path) || error.error !== undefined
     ? error
     : new ApiError({
         status: error.status,
         errors: error.errors,
-        error: oauthErrorOf(error.status),
+        error: oauthErrorOf(error),
         error_description: error.errors[0].message,
       })

@@ -8,6 +8,7 @@ import { Settings } from "../config.js"
 import { apiErrorOf, entryOf } from "./api-error-of.js"
 import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
 import { rateLimitRejections } from "./metrics.js"
+import { rateLimitHeaders } from "./rate-limit-headers.js"
 import { currentPartnerId } from "./request-context.js"
 
 const challenge = (credentials: BearerCredentials, error: ApiError) =>
@@ -71,13 +72,7 @@ export const AuthenticationLive = Layer.scoped(
             .consume(`partner:${principal.partnerId}`, policy)
             .pipe(Effect.orDie)
           yield* HttpApp.appendPreResponseHandler((_request, response) =>
-            Effect.succeed(
-              HttpServerResponse.setHeaders(response, {
-                "RateLimit-Policy": `"partner";q=${decision.limit};w=1`,
-                RateLimit: `"partner";r=${decision.remaining};t=${decision.resetSeconds}`,
-                ...(decision.allowed ? {} : { "Retry-After": String(decision.retryAfterSeconds) }),
-              }),
-            ),
+            Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders("partner", decision))),
           )
           if (!decision.allowed) {
             yield* Metric.increment(rateLimitRejections)

@@ -14,8 +14,8 @@ export const TokenResource = Schema.Struct({
 export type TokenResource = typeof TokenResource.Type
 
 /**
- * Create Token's request as a form (RFC 6749 4.4); a JSON object with the same fields is accepted too, and the
- * client may authenticate with HTTP Basic instead of the body fields.
+ * Create Token's request as a form (RFC 6749 4.4); a JSON object with the same fields is accepted too, and
+ * the client may authenticate with HTTP Basic instead of the body fields (then it may send no body at all).
  */
 export const TokenRequestBody = Schema.Struct({
   grant_type: Schema.optional(Schema.String),
@@ -51,5 +51,6 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addSuccess(HttpApiSchema.Empty(200))
       .addError(ErrorAt[400])
       .addError(ErrorAt[401])
-      .addError(ErrorAt[415]),
+      .addError(ErrorAt[415])
+      .addError(ErrorAt[429]),
   ) {}

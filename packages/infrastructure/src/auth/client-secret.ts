@@ -38,9 +38,18 @@ export const hashClientSecret = (secret: string): Effect.Effect<ClientCredential
     (encoded) => ClientCredential.SecretHash.make(encoded),
   )
 
-/** True when the secret is the one hashed; the parameters are read from the encoded hash. */
+/**
+ * True when the secret is the one hashed; the parameters are read from the encoded hash. An empty secret is
+ * never the one: Argon2 (hash-wasm) refuses an empty password, so the bare prefix is checked in its place,
+ * that it costs what any wrong secret costs (no secret we issue is empty or the bare prefix), and is refused.
+ */
 export const verifyClientSecret = (secret: string, hash: string): Effect.Effect<boolean> =>
-  Effect.promise(() => argon2Verify({ password: secret, hash }))
+  secret === ""
+    ? Effect.as(
+        Effect.promise(() => argon2Verify({ password: CLIENT_SECRET_PREFIX, hash })),
+        false,
+      )
+    : Effect.promise(() => argon2Verify({ password: secret, hash }))
 
 /**
  * A hash, with the same parameters as every real one, of a random secret that was thrown away. Checking a

@@ -71,6 +71,26 @@ layer(serviceDatabase({ poolSize: 12 }), { excludeTestServices: true })("access 
         }),
     )
 
+    it.effect("an empty secret is GH1001 after an Argon2id check, like any wrong one (never a defect)", () =>
+      Effect.gen(function* () {
+        const { credentials } = yield* newClient
+        const timed = (client_id: string, client_secret: string) =>
+          Effect.map(
+            Effect.timed(Effect.flip(issueToken({ client_id, client_secret }, ttl))),
+            ([duration, error]) => {
+              invalidClient(error)
+              return Duration.toMillis(duration)
+            },
+          )
+        const wrong = yield* timed(credentials.client_id, "pos_cs_wrong")
+        // hash-wasm refuses an empty password: without the stand-in check this died at once.
+        expect(yield* timed(credentials.client_id, "")).toBeGreaterThan(wrong * 0.3)
+        expect(yield* timed(newId(), "")).toBeGreaterThan(wrong * 0.3)
+        invalidClient(yield* Effect.flip(revokeToken({ ...credentials, client_secret: "", token: "x" })))
+        expect((yield* issueToken(credentials, ttl)).token_type).toBe("Bearer")
+      }),
+    )
+
     it.effect("malformed and unknown tokens are GH1003 with their reason", () =>
       Effect.gen(function* () {
         for (const token of ["", "Bearer x", "pos_at_short", `pos_at_${"a".repeat(44)}`]) {

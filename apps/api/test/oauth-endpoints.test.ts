@@ -1,0 +1,252 @@
+import { request as httpRequest } from "node:http"
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { CLIENT_RATE_LIMIT, clientRateLimitKey, consumeClientRateLimit } from "@points/infrastructure"
+import { Effect } from "effect"
+import { baseUrl, call, metricValue, newPartner, type Reply, testServer } from "./harness.js"
+
+const FORM = "application/x-www-form-urlencoded"
+const TOKEN = "/api/oauth/token"
+const REVOKE = "/api/oauth/revoke"
+
+const form = (fields: Record<string, string>, headers: Record<string, string> = {}) => ({
+  body: new URLSearchParams(fields).toString(),
+  headers: { "content-type": FORM, ...headers },
+})
+
+/** An Authorization header of HTTP Basic credentials, each part form-urlencoded first (RFC 6749 2.3.1). */
+const basic = (id: string, secret: string) => {
+  const pair = `${encodeURIComponent(id)}:${encodeURIComponent(secret)}`
+  return { authorization: `Basic ${Buffer.from(pair).toString("base64")}` }
+}
+
+/** The RFC 6749 5.1 / 5.2 headers every answer of the OAuth endpoints carries. */
+const expectNoStore = (reply: Reply) => {
+  expect(reply.headers.get("cache-control"), `${reply.status} ${reply.text}`).toBe("no-store")
+  expect(reply.headers.get("pragma"), `${reply.status} ${reply.text}`).toBe("no-cache")
+}
+
+/** 401 GH1001 `invalid_client`, with a Basic challenge when the client tried the Authorization header. */
+const expectInvalidClient = (reply: Reply, challenged: boolean) => {
+  expect(reply.status, reply.text).toBe(401)
+  expect(reply.body.errors[0].code).toBe("GH1001")
+  expect(reply.body.error).toBe("invalid_client")
+  expect(reply.body.error_description).toBe(reply.body.errors[0].message)
+  if (challenged) expect(reply.headers.get("www-authenticate")).toBe('Basic realm="points"')
+  else expect(reply.headers.get("www-authenticate")).toBeNull()
+  expectNoStore(reply)
+}
+
+/** A random text of `length` characters that PostgreSQL cannot compress (an index entry of its full size). */
+const randomText = (length: number) =>
+  Array.from({ length }, () => String.fromCharCode(33 + Math.floor(Math.random() * 94))).join("")
+
+/** Sends `body` in pieces without a length (Node then sends it chunked). */
+const sendChunked = (url: string, body: string, headers: Record<string, string>) =>
+  Effect.promise(
+    () =>
+      new Promise<Reply>((resolve, reject) => {
+        let answered = false
+        const request = httpRequest(url, { method: "POST", headers })
+        // The server may close the connection once it has answered, while the rest is still on its way.
+        request.on("error", (error) => (answered ? undefined : reject(error)))
+        request.on("response", (response) => {
+          answered = true
+          let text = ""
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => {
+            text += chunk
+          })
+          response.on("end", () => {
+            const replyHeaders = new Headers()
+            for (const [name, value] of Object.entries(response.headers)) {
+              if (typeof value === "string") replyHeaders.set(name, value)
+            }
+            resolve({ status: response.statusCode ?? 0, headers: replyHeaders, text, body: JSON.parse(text) })
+          })
+        })
+        for (let at = 0; at < body.length; at += 65_536) request.write(body.slice(at, at + 65_536))
+        request.end()
+      }),
+  )
+
+const rejections = Effect.map(call("GET", "/metrics"), (reply) =>
+  metricValue(reply.text, "rate_limit_rejections_total"),
+)
+
+layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The OAuth endpoints", (it) => {
+  it.effect("an empty client_secret is 401 invalid_client on both endpoints, never a 500", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const unknownId = "0190a000-0000-7000-8000-000000000000"
+      expectInvalidClient(yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: "" })), false)
+      expectInvalidClient(
+        yield* call("POST", TOKEN, form({ client_id: unknownId, client_secret: "" })),
+        false,
+      )
+      expectInvalidClient(
+        yield* call("POST", TOKEN, { json: { client_id: clientId, client_secret: "" } }),
+        false,
+      )
+      expectInvalidClient(yield* call("POST", TOKEN, form({}, basic(clientId, ""))), true)
+      expectInvalidClient(yield* call("POST", TOKEN, form({}, basic(unknownId, ""))), true)
+      expectInvalidClient(
+        yield* call("POST", REVOKE, form({ token: "x", client_id: clientId, client_secret: "" })),
+        false,
+      )
+      expectInvalidClient(yield* call("POST", REVOKE, form({ token: "x" }, basic(clientId, ""))), true)
+      // The credential itself is untouched.
+      expect(
+        (yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: clientSecret }))).status,
+      ).toBe(200)
+    }),
+  )
+
+  it.effect("a client id with a NUL, or thousands of characters long, is an unknown client (401)", () =>
+    Effect.gen(function* () {
+      const long = randomText(3000)
+      for (const clientId of ["a\u0000b", long]) {
+        expectInvalidClient(
+          yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: "x" })),
+          false,
+        )
+        expectInvalidClient(
+          yield* call("POST", TOKEN, { json: { client_id: clientId, client_secret: "x" } }),
+          false,
+        )
+        expectInvalidClient(yield* call("POST", TOKEN, form({}, basic(clientId, "x"))), true)
+        expectInvalidClient(
+          yield* call("POST", REVOKE, form({ token: "x", client_id: clientId, client_secret: "x" })),
+          false,
+        )
+      }
+      // The throttle still counts such a client id, under a key of fixed length.
+      const sql = yield* SqlClient.SqlClient
+      const keys = yield* sql<{
+        key: string
+      }>`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(long)}`
+      expect(keys).toHaveLength(1)
+      expect(clientRateLimitKey(long).length).toBe(clientRateLimitKey("a").length)
+    }),
+  )
+
+  it.effect("a throttled client gets 429 GH1009 with Retry-After and the RateLimit headers, counted", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret, token } = yield* newPartner()
+      const before = yield* rejections
+      // The client's bucket emptied for a minute (as a guessing client would leave it), without paying an
+      // Argon2 check per request, nor racing its refill on a loaded machine.
+      const key = clientRateLimitKey(clientId)
+      yield* consumeClientRateLimit(clientId)
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds' WHERE key = ${key}`
+      const throttled = [
+        yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: clientSecret })),
+        yield* call("POST", REVOKE, form({ token, client_id: clientId, client_secret: clientSecret })),
+      ]
+      for (const reply of throttled) {
+        expect(reply.status, reply.text).toBe(429)
+        expect(reply.body.errors[0].code).toBe("GH1009")
+        // RFC 6749 has no throttling code: the one that tells the client to come back later.
+        expect(reply.body.error).toBe("temporarily_unavailable")
+        expect(Number(reply.headers.get("retry-after"))).toBeGreaterThan(50)
+        expect(reply.headers.get("ratelimit-policy")).toBe(`"client";q=${CLIENT_RATE_LIMIT.burst};w=1`)
+        expect(reply.headers.get("ratelimit")).toMatch(/^"client";r=0;t=\d+$/)
+        expectNoStore(reply)
+      }
+      expect(yield* rejections).toBe(before + 2)
+      // The token was not revoked: the refused request executed nothing.
+      expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+    }),
+  )
+
+  it.effect("an Authorization header that is not Basic credentials is 401 invalid_client, challenged", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const broken = [
+        `Basic ${Buffer.from("abc").toString("base64")}`,
+        "Basic !!!!",
+        "Basic abc",
+        `Basic ${Buffer.from("%zz:secret").toString("base64")}`,
+        `Basic ${Buffer.from(`${clientId}:%zz`).toString("base64")}`,
+        `Basic ${Buffer.from([0xff, 0x3a, 0xfe]).toString("base64")}`,
+        "Basic",
+        `Bearer ${clientSecret}`,
+      ]
+      for (const authorization of broken) {
+        expectInvalidClient(yield* call("POST", TOKEN, form({}, { authorization })), true)
+        // Body credentials beside a broken header are not used instead of it.
+        const both = form({ client_id: clientId, client_secret: clientSecret }, { authorization })
+        expectInvalidClient(yield* call("POST", TOKEN, both), true)
+        expectInvalidClient(yield* call("POST", REVOKE, form({ token: "x" }, { authorization })), true)
+      }
+    }),
+  )
+
+  it.effect("HTTP Basic with no body at all issues a token; revoke without a body names `token`", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const issued = yield* call("POST", TOKEN, { headers: basic(clientId, clientSecret) })
+      expect(issued.status, issued.text).toBe(200)
+      expect(issued.body.token_type).toBe("Bearer")
+      expectNoStore(issued)
+      expect((yield* call("GET", "/api/users", { token: issued.body.access_token })).status).toBe(200)
+      const revoke = yield* call("POST", REVOKE, { headers: basic(clientId, clientSecret) })
+      expect(revoke.status, revoke.text).toBe(400)
+      expect(revoke.body.errors[0]).toMatchObject({ code: "GH1006", message: "token is required" })
+      expect(revoke.body.error).toBe("invalid_request")
+      expectNoStore(revoke)
+    }),
+  )
+
+  it.effect("every answer of both endpoints carries Cache-Control: no-store and Pragma: no-cache", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const credentials = { client_id: clientId, client_secret: clientSecret }
+      const issued = yield* call("POST", TOKEN, form(credentials))
+      const replies: Array<readonly [number, Reply]> = [
+        [200, issued],
+        [200, yield* call("POST", REVOKE, form({ ...credentials, token: issued.body.access_token }))],
+        [400, yield* call("POST", TOKEN, form({ ...credentials, grant_type: "password" }))],
+        [400, yield* call("POST", REVOKE, form(credentials))],
+        [400, yield* call("POST", TOKEN, { body: "{", headers: { "content-type": "application/json" } })],
+        [401, yield* call("POST", TOKEN, form({ ...credentials, client_secret: "wrong" }))],
+        [401, yield* call("POST", REVOKE, form({ token: "x" }))],
+        [413, yield* call("POST", TOKEN, form({ ...credentials, padding: "x".repeat(1_100_000) }))],
+        [415, yield* call("POST", TOKEN, { body: "hello", headers: { "content-type": "text/plain" } })],
+        [415, yield* call("POST", REVOKE, { body: "hello", headers: { "content-type": "text/plain" } })],
+      ]
+      const base = yield* baseUrl
+      const padding = new URLSearchParams({ ...credentials, padding: "x".repeat(1_100_000) }).toString()
+      replies.push([413, yield* sendChunked(`${base}${TOKEN}`, padding, { "content-type": FORM })])
+      for (const [status, reply] of replies) {
+        expect(reply.status, reply.text).toBe(status)
+        if (status >= 400) expect(typeof reply.body.error).toBe("string")
+        expectNoStore(reply)
+      }
+    }),
+  )
+})
+
+layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
+  "The OAuth endpoints' faults",
+  (it) => {
+    it.effect("a failure of ours (500 SV5000) is not stored either", () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret } = yield* newPartner()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`CREATE FUNCTION injected_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'injected fault in access_tokens'; END $$`)
+        yield* sql.unsafe(`CREATE TRIGGER injected_fault BEFORE INSERT ON access_tokens
+        FOR EACH ROW EXECUTE FUNCTION injected_fault()`)
+        const reply = yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: clientSecret }))
+        yield* sql.unsafe("DROP TRIGGER injected_fault ON access_tokens")
+        yield* sql.unsafe("DROP FUNCTION injected_fault()")
+        expect(reply.status, reply.text).toBe(500)
+        expect(reply.body.errors[0].code).toBe("SV5000")
+        expect(reply.body.error).toBe("server_error")
+        expectNoStore(reply)
+      }),
+    )
+  },
+)
