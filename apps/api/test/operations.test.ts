@@ -429,6 +429,9 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
             .filter((line) => line.startsWith('http_requests_total{method="GET",route="/api/users",')),
         ).toHaveLength(1)
         expect(text).toContain("# TYPE http_request_duration_seconds histogram")
+        // Exported before anything replayed or was throttled (at 0 then), not from the first one on.
+        expect(text).toMatch(/^idempotency_replays_total \d+$/m)
+        expect(text).toMatch(/^rate_limit_rejections_total \d+$/m)
         // This very request is the one in flight.
         expect(metricValue(text, "http_requests_in_flight")).toBe(1)
         // Labels hold templates, never concrete ids.

@@ -29,6 +29,11 @@ export const rateLimitRejections = Metric.counter("rate_limit_rejections_total",
   description: "429 answers",
 })
 
+// Exported from the start, at 0: a scrape then tells "none yet" from "not exported" (a counter appears in
+// Effect's registry at its first update).
+idempotencyReplays.unsafeUpdate(0, [])
+rateLimitRejections.unsafeUpdate(0, [])
+
 /** The route label of a request no route matched (unknown paths, and bodies refused before routing). */
 export const UNMATCHED_ROUTE = "unmatched"
 
