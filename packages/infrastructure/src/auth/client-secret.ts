@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { Algorithm, hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2"
+import { type Algorithm, hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2"
 import { ClientCredential } from "@points/domain"
 import { Effect } from "effect"
 
@@ -14,7 +14,8 @@ export const CLIENT_SECRET_PREFIX = "pos_cs_"
  * It is done outside any transaction.
  */
 export const ARGON2_PARAMETERS = {
-  algorithm: Algorithm.Argon2id,
+  // `Algorithm.Argon2id`: the package's enum is an ambient const enum, which isolated modules cannot read.
+  algorithm: 2 satisfies Algorithm.Argon2id as Algorithm,
   memoryCost: 19_456, // KiB = 19 MiB
   timeCost: 2,
   parallelism: 1,
