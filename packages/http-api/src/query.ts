@@ -1,19 +1,63 @@
-import { Schema } from "effect"
+import { Text } from "@points/domain"
+import { SchemaAST as AST, Either, ParseResult, Schema } from "effect"
+import { decodeProblems, type Problem, reportedIssue } from "./problems.js"
 
-/** `limit`: 1..100 (default 20 when absent), from the query string. */
-export const Limit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "must be an integer from 1 to 100" }),
-  Schema.between(1, 100, { message: () => "must be an integer from 1 to 100" }),
+const limitProblem = "must be an integer from 1 to 100"
+
+/**
+ * `limit`: 1..100 (default 20 when absent), from the query string, written as a plain decimal integer
+ * (`0x10`, `1e1`, ` 5` or `5.0` are refused, not read as numbers).
+ */
+export const Limit = Schema.transformOrFail(
+  Schema.String.annotations({ description: "an integer from 1 to 100", jsonSchema: { pattern: "^[0-9]+$" } }),
+  Schema.Int.pipe(Schema.between(1, 100, { message: () => limitProblem })),
+  {
+    strict: true,
+    decode: (text, _, ast) => {
+      const limit = /^[0-9]{1,3}$/.test(text) ? Number(text) : 0
+      return limit >= 1 && limit <= 100
+        ? ParseResult.succeed(limit)
+        : ParseResult.fail(new ParseResult.Type(ast, text, limitProblem))
+    },
+    encode: (limit) => ParseResult.succeed(String(limit)),
+  },
 )
 
 /** The paging parameters every list endpoint takes. */
 export const PageQuery = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Schema.String),
+  cursor: Schema.optional(Text),
 }
 
 /** A path id: any string; an id that does not exist (or is malformed) is a 404 LE0002, not a 400. */
 export const PathId = Schema.String
 
-/** Makes a body schema report every invalid field, not only the first (DESIGN.md section 5). */
-export const reportAllErrors = { parseOptions: { errors: "all" as const } }
+// The query string as the platform hands it over: each parameter once (a string) or repeated (an array).
+const RawQuery = Schema.Record({
+  key: Schema.String,
+  value: Schema.Union(Schema.String, Schema.Array(Schema.String)),
+})
+
+/**
+ * The query parameters of an endpoint, of the shape `schema` describes (and documents): a refusal reports
+ * every invalid parameter in the published wording, one entry each (`status must be one of pending, ...`);
+ * every parameter is a single value (`limit=5&limit=6` is refused: `limit must be given once`).
+ */
+export const queryParams = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = decodeProblems(schema)
+  const names = new Set(AST.getPropertySignatures(schema.ast).map((property) => property.name))
+  return Schema.transformOrFail(RawQuery, Schema.typeSchema(schema), {
+    strict: false,
+    decode: (input, _, ast) => {
+      const repeated = Object.keys(input).filter((name) => names.has(name) && typeof input[name] !== "string")
+      const once = Object.fromEntries(Object.entries(input).filter(([name]) => !repeated.includes(name)))
+      const twice = repeated.map((name): Problem => ({ path: [name], message: "must be given once" }))
+      return Either.match(decode(once), {
+        onLeft: (problems) => Either.left(reportedIssue(ast, input, [...twice, ...problems])),
+        onRight: (value) =>
+          twice.length === 0 ? Either.right(value) : Either.left(reportedIssue(ast, input, twice)),
+      })
+    },
+    encode: (value) => ParseResult.encodeUnknown(schema)(value),
+  }).annotations({ [AST.SurrogateAnnotationId]: schema.ast })
+}

@@ -1,11 +1,16 @@
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { ApiError } from "@points/http-api"
+import { InvalidParams } from "@points/domain"
+import { ApiError, MAX_PROBLEMS } from "@points/http-api"
 import { entryOf } from "./api-error-of.js"
 
-// Schema messages read "Expected string, actual 5"; the published ones read "email must be a string".
-const problemOf = (message: string): string => {
-  const expected = /^Expected (.+?), actual /.exec(message)?.[1]
+// The contract's request schemas (jsonBody, queryParams) report their problems in the published wording
+// already. A schema that does not go through them (the token endpoints' forms) still reports in Effect's:
+// "Expected string, actual 5" becomes "must be a string".
+const problemOf = (message: string, atRoot: boolean): string => {
+  const expected = /^Expected (.+?), actual /s.exec(message)?.[1]
   if (expected !== undefined) {
+    // Only the body as a whole can be at the root: a query or a path is always an object.
+    if (atRoot) return "the body must be a JSON object"
     if (expected === "string" || expected === "number" || expected === "boolean")
       return `must be a ${expected}`
     if (expected.startsWith("{") || expected.startsWith("Struct")) return "must be an object"
@@ -33,21 +38,28 @@ const withoutUndefinedMember = <
       !issues.some((other) => other !== issue && fieldOf(other.path) === fieldOf(issue.path)),
   )
 
+// As published, `transaction.user_id` that is not a string (or is missing) is LE1001; any other problem
+// with it (a NUL character) is GH1006 like every other field's.
+const codeOf = (field: string, problem: string) =>
+  field === "transaction.user_id" && (problem === "must be a string" || problem === "is required")
+    ? "LE1001"
+    : "GH1006"
+
 /**
- * The answer to a request that failed its schema: 400 with one entry per invalid field (GH1006, or LE1001
- * for `transaction.user_id`, as published), messages such as `email must be a string`.
+ * The answer to a request that failed its schema: 400 with one entry per problem found (at most
+ * MAX_PROBLEMS), GH1006 (LE1001 for a `transaction.user_id` that is not a string, as published), messages
+ * such as `email must be a string` that name the field.
  */
 export const invalidParamsOf = (error: HttpApiDecodeError): ApiError => {
-  const issues =
-    error.issues.length > 0 ? withoutUndefinedMember(error.issues) : [{ path: [], message: "invalid params" }]
+  const issues = withoutUndefinedMember(error.issues).slice(0, MAX_PROBLEMS)
   const seen = new Set<string>()
   const entries = issues.flatMap((issue) => {
     const field = fieldOf(issue.path)
-    const problem = problemOf(issue.message)
-    const text = field === "" ? `invalid params: ${problem}` : `${field} ${problem}`
+    const problem = problemOf(issue.message, field === "")
+    const text = new InvalidParams({ field, problem }).message
     if (seen.has(text)) return []
     seen.add(text)
-    return [entryOf(field === "transaction.user_id" ? "LE1001" : "GH1006", text)]
+    return [entryOf(codeOf(field, problem), text)]
   })
   const [first, ...rest] = entries
   return new ApiError({

@@ -13,14 +13,69 @@ export const Limits = {
   quantityMin: 1,
   quantityMax: 1000,
   webhookUrl: 2048,
+  // Bounds on the lists of a request, so that one body costs a bounded amount of work to check.
+  eventTypesMax: 100,
+  replayEventIdsMax: 1000,
 } as const
 
-/** A string of 1..max characters without NUL characters. */
+// An unpaired UTF-16 surrogate: JSON can carry one (`"\ud800"`), PostgreSQL refuses it in jsonb.
+const unpairedSurrogate = /\p{Surrogate}/u
+
+/** True when the text has at most `max` characters (code points), without counting past the limit. */
+const hasAtMostCharacters = (text: string, max: number): boolean => {
+  // A code point takes one or two code units: a text of at most `max` units is short enough.
+  if (text.length <= max) return true
+  let count = 0
+  for (const _ of text) if (++count > max) return false
+  return true
+}
+
+// A filter on strings that keeps the type of the schema it refines, as Effect's own `maxLength` does.
+const stringFilter =
+  (
+    predicate: (text: string) => boolean,
+    annotations: Pick<Schema.Annotations.Filter<string>, "title" | "description" | "jsonSchema" | "message">,
+  ) =>
+  <S extends Schema.Schema.Any, A extends string>(
+    self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>,
+  ): Schema.filter<S> =>
+    self.pipe(Schema.filter((text) => predicate(text), annotations))
+
+/**
+ * A filter for strings of at most `max` characters (code points, not UTF-16 code units: 100 emoji are 100
+ * characters); documented as JSON Schema `maxLength`, which also counts code points.
+ */
+export const maxCharacters = (max: number) =>
+  stringFilter((text) => hasAtMostCharacters(text, max), {
+    title: `maxLength(${max})`,
+    description: `a string at most ${max} character(s) long`,
+    jsonSchema: { maxLength: max },
+    message: () => `must be at most ${max} characters`,
+  })
+
+/** Refuses a NUL character: PostgreSQL refuses it in text and jsonb, DESIGN.md section 2 anywhere. */
+export const withoutNul = stringFilter((text) => !text.includes("\u0000"), {
+  message: () => "must not contain NUL characters",
+})
+
+/** Refuses an unpaired UTF-16 surrogate (a lone `\ud800`), which PostgreSQL refuses in jsonb. */
+export const wellFormed = stringFilter((text) => !unpairedSurrogate.test(text), {
+  message: () => "must be valid Unicode text",
+})
+
+/**
+ * A string PostgreSQL stores as it is: no NUL character and no unpaired surrogate. Every text a request
+ * carries (ids, filters and cursors included) is at least this.
+ */
+export const Text = Schema.String.pipe(withoutNul, wellFormed)
+
+/** A Text of 1..max characters. */
 export const boundedText = (max: number, identifier: string) =>
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
-    Schema.filter((text) => !text.includes("\u0000"), { message: () => "must not contain NUL characters" }),
+    maxCharacters(max),
+    withoutNul,
+    wellFormed,
     Schema.annotations({ identifier }),
   )
 

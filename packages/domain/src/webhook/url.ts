@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Limits } from "../shared/text.js"
+import { Limits, maxCharacters, wellFormed } from "../shared/text.js"
 
 const parse = (text: string): URL | null => {
   try {
@@ -27,10 +27,12 @@ const isHttpUrl = (text: string): boolean => {
 /** A webhook endpoint's address: an absolute http or https URL of at most 2048 characters. */
 export const WebhookUrl = Schema.String.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(Limits.webhookUrl, { message: () => `must be at most ${Limits.webhookUrl} characters` }),
+  maxCharacters(Limits.webhookUrl),
   Schema.filter((text) => !hasControlOrSpace(text), {
     message: () => "must not contain spaces or control characters",
   }),
+  // The URL parser would replace a lone surrogate with U+FFFD: refused as sent, like controls and spaces.
+  wellFormed,
   Schema.filter(isHttpUrl, {
     message: () => "must be an absolute http or https URL",
     // Random strings are almost never URLs; generate URLs instead for property tests and round trips.

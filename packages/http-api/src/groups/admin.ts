@@ -2,7 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { CredentialResource, DisplayName, PageOf, PartnerResource } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId } from "../query.js"
+import { jsonBody } from "../body.js"
+import { PageQuery, PathId, queryParams } from "../query.js"
 import { AdminAuthentication } from "../security.js"
 
 /** A client credential with its secret: answered once, on creation and rotation. */
@@ -19,13 +20,13 @@ const clientPath = Schema.Struct({ partner_id: PathId, client_id: PathId })
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createPartner", "/admin/api/partners")
-      .setPayload(Schema.Struct({ name: DisplayName }))
+      .setPayload(jsonBody(Schema.Struct({ name: DisplayName })))
       .addSuccess(PartnerResource, { status: 201 })
       .addError(ErrorAt[400]),
   )
   .add(
     HttpApiEndpoint.get("listPartners", "/admin/api/partners")
-      .setUrlParams(Schema.Struct(PageQuery))
+      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
       .addSuccess(PageOf(PartnerResource))
       .addError(ErrorAt[400]),
   )
@@ -38,7 +39,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createCredential", "/admin/api/partners/:partner_id/clients")
       .setPath(partnerPath)
-      .setPayload(Schema.Struct({ name: Schema.optional(Schema.NullOr(DisplayName)) }))
+      .setPayload(jsonBody(Schema.Struct({ name: Schema.optional(Schema.NullOr(DisplayName)) })))
       .addSuccess(IssuedCredentialResource, { status: 201 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),
@@ -46,7 +47,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.get("listCredentials", "/admin/api/partners/:partner_id/clients")
       .setPath(partnerPath)
-      .setUrlParams(Schema.Struct(PageQuery))
+      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
       .addSuccess(PageOf(CredentialResource))
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),

@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { PageOf, PublicEventResource, WebhookEndpoint } from "@points/domain"
+import { PageOf, PublicEventResource, Timestamp, WebhookEndpoint } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId } from "../query.js"
+import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** The public events webhooks carry, to read back and audit. */
@@ -10,12 +10,14 @@ export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("listEvents", "/api/events")
       .setUrlParams(
-        Schema.Struct({
-          type: Schema.optional(WebhookEndpoint.PublicEventType),
-          /** ISO-8601 timestamp with a zone: only events that happened at or after it. */
-          since: Schema.optional(Schema.String),
-          ...PageQuery,
-        }),
+        queryParams(
+          Schema.Struct({
+            type: Schema.optional(WebhookEndpoint.PublicEventType),
+            /** ISO-8601 timestamp with a zone: only events that happened at or after it. */
+            since: Schema.optional(Timestamp),
+            ...PageQuery,
+          }),
+        ),
       )
       .addSuccess(PageOf(PublicEventResource))
       .addError(ErrorAt[400]),

@@ -1,8 +1,19 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { DisplayName, Limits, Order, OrderResource, PageOf, Points, ReferenceId, Sku } from "@points/domain"
+import {
+  DisplayName,
+  Limits,
+  Order,
+  OrderResource,
+  PageOf,
+  Points,
+  ReferenceId,
+  Sku,
+  Text,
+} from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId, reportAllErrors } from "../query.js"
+import { boundedArray, jsonBody } from "../body.js"
+import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** One line of Create order; `name` may be left out. */
@@ -15,17 +26,14 @@ export const OrderItemBody = Schema.Struct({
 
 /** Body of Create order (with a mandatory `Idempotency-Key` header). */
 export const CreateOrderBody = Schema.Struct({
-  user_id: Schema.String,
+  user_id: Text,
   reference_id: ReferenceId,
-  items: Schema.Array(OrderItemBody).pipe(
-    Schema.minItems(Limits.itemsMin, {
-      message: () => `must hold ${Limits.itemsMin} to ${Limits.itemsMax} items`,
-    }),
-    Schema.maxItems(Limits.itemsMax, {
-      message: () => `must hold ${Limits.itemsMin} to ${Limits.itemsMax} items`,
-    }),
-  ),
-}).pipe(Schema.annotations({ identifier: "CreateOrder", ...reportAllErrors }))
+  items: boundedArray(OrderItemBody, {
+    min: Limits.itemsMin,
+    max: Limits.itemsMax,
+    message: `must hold ${Limits.itemsMin} to ${Limits.itemsMax} items`,
+  }),
+}).pipe(Schema.annotations({ identifier: "CreateOrder" }))
 
 const orderPath = Schema.Struct({ order_id: PathId })
 
@@ -33,7 +41,7 @@ const orderPath = Schema.Struct({ order_id: PathId })
 export class OrdersGroup extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.post("createOrder", "/api/orders")
-      .setPayload(CreateOrderBody)
+      .setPayload(jsonBody(CreateOrderBody))
       .addSuccess(OrderResource, { status: 201 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[404])
@@ -49,12 +57,14 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.get("findOrders", "/api/orders")
       .setUrlParams(
-        Schema.Struct({
-          reference_id: Schema.optional(Schema.String),
-          user_id: Schema.optional(Schema.String),
-          status: Schema.optional(Order.OrderStatus),
-          ...PageQuery,
-        }),
+        queryParams(
+          Schema.Struct({
+            reference_id: Schema.optional(Text),
+            user_id: Schema.optional(Text),
+            status: Schema.optional(Order.OrderStatus),
+            ...PageQuery,
+          }),
+        ),
       )
       .addSuccess(PageOf(OrderResource))
       .addError(ErrorAt[400]),

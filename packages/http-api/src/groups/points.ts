@@ -1,25 +1,26 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Description, PageOf, Points, ReferenceId, TransactionResource } from "@points/domain"
+import { Description, PageOf, Points, ReferenceId, Text, TransactionResource } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId, reportAllErrors } from "../query.js"
+import { jsonBody } from "../body.js"
+import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** Body of Add points and Subtract points. */
 export const PointsMovementBody = Schema.Struct({
   transaction: Schema.Struct({
-    user_id: Schema.String,
+    user_id: Text,
     amount: Points,
     reference_id: ReferenceId,
     description: Schema.optional(Schema.NullOr(Description)),
   }),
-}).pipe(Schema.annotations({ identifier: "PointsMovement", ...reportAllErrors }))
+}).pipe(Schema.annotations({ identifier: "PointsMovement" }))
 
 /** Points movements: add, subtract, and the transactions they record. */
 export class PointsGroup extends HttpApiGroup.make("points")
   .add(
     HttpApiEndpoint.post("addPoints", "/api/points/add")
-      .setPayload(PointsMovementBody)
+      .setPayload(jsonBody(PointsMovementBody))
       .addSuccess(TransactionResource, { status: 201 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[404])
@@ -28,7 +29,7 @@ export class PointsGroup extends HttpApiGroup.make("points")
   )
   .add(
     HttpApiEndpoint.post("subtractPoints", "/api/points/subtract")
-      .setPayload(PointsMovementBody)
+      .setPayload(jsonBody(PointsMovementBody))
       .addSuccess(TransactionResource, { status: 201 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[404])
@@ -44,11 +45,13 @@ export class PointsGroup extends HttpApiGroup.make("points")
   .add(
     HttpApiEndpoint.get("findTransactions", "/api/points/transactions")
       .setUrlParams(
-        Schema.Struct({
-          reference_id: Schema.optional(Schema.String),
-          user_id: Schema.optional(Schema.String),
-          ...PageQuery,
-        }),
+        queryParams(
+          Schema.Struct({
+            reference_id: Schema.optional(Text),
+            user_id: Schema.optional(Text),
+            ...PageQuery,
+          }),
+        ),
       )
       .addSuccess(PageOf(TransactionResource))
       .addError(ErrorAt[400]),

@@ -5,11 +5,13 @@ import {
   PageOf,
   PartnerUserId,
   PointsAccountResource,
+  Text,
   UserResource,
 } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId, reportAllErrors } from "../query.js"
+import { jsonBody } from "../body.js"
+import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** Body of Create user. */
@@ -17,13 +19,13 @@ export const CreateUserBody = Schema.Struct({
   partner_user_id: PartnerUserId,
   email: Email,
   name: Schema.optional(Schema.NullOr(DisplayName)),
-}).pipe(Schema.annotations({ identifier: "CreateUser", ...reportAllErrors }))
+}).pipe(Schema.annotations({ identifier: "CreateUser" }))
 
 /** Body of Update user: only the fields to change. */
 export const UpdateUserBody = Schema.Struct({
   email: Schema.optional(Email),
   name: Schema.optional(Schema.NullOr(DisplayName)),
-}).pipe(Schema.annotations({ identifier: "UpdateUser", ...reportAllErrors }))
+}).pipe(Schema.annotations({ identifier: "UpdateUser" }))
 
 const userPath = Schema.Struct({ user_id: PathId })
 
@@ -31,7 +33,7 @@ const userPath = Schema.Struct({ user_id: PathId })
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(
     HttpApiEndpoint.post("createUser", "/api/users")
-      .setPayload(CreateUserBody)
+      .setPayload(jsonBody(CreateUserBody))
       .addSuccess(UserResource, { status: 201 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[409])
@@ -45,14 +47,14 @@ export class UsersGroup extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.get("findUsers", "/api/users")
-      .setUrlParams(Schema.Struct({ partner_user_id: Schema.optional(Schema.String), ...PageQuery }))
+      .setUrlParams(queryParams(Schema.Struct({ partner_user_id: Schema.optional(Text), ...PageQuery })))
       .addSuccess(PageOf(UserResource))
       .addError(ErrorAt[400]),
   )
   .add(
     HttpApiEndpoint.patch("updateUser", "/api/users/:user_id")
       .setPath(userPath)
-      .setPayload(UpdateUserBody)
+      .setPayload(jsonBody(UpdateUserBody))
       .addSuccess(UserResource)
       .addError(ErrorAt[400])
       .addError(ErrorAt[404])

@@ -1,8 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { PageOf, ReplayResultResource, WebhookDeliveryResource } from "@points/domain"
+import {
+  Limits,
+  PageOf,
+  ReplayResultResource,
+  Text,
+  Timestamp,
+  WebhookDeliveryResource,
+} from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId, reportAllErrors } from "../query.js"
+import { boundedArray, jsonBody } from "../body.js"
+import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /**
@@ -11,10 +19,16 @@ import { Authentication } from "../security.js"
  * endpoint subscribes to).
  */
 export const ReplayBody = Schema.Struct({
-  since: Schema.optional(Schema.String),
-  until: Schema.optional(Schema.String),
-  event_ids: Schema.optional(Schema.Array(Schema.String)),
-}).pipe(Schema.annotations({ identifier: "ReplayWebhookEvents", ...reportAllErrors }))
+  since: Schema.optional(Timestamp),
+  until: Schema.optional(Timestamp),
+  event_ids: Schema.optional(
+    boundedArray(Text, {
+      min: 1,
+      max: Limits.replayEventIdsMax,
+      message: `must name 1 to ${Limits.replayEventIdsMax} events`,
+    }),
+  ),
+}).pipe(Schema.annotations({ identifier: "ReplayWebhookEvents" }))
 
 const endpointPath = Schema.Struct({ endpoint_id: PathId })
 
@@ -23,7 +37,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
   .add(
     HttpApiEndpoint.get("listDeliveries", "/api/webhooks/endpoints/:endpoint_id/deliveries")
       .setPath(endpointPath)
-      .setUrlParams(Schema.Struct(PageQuery))
+      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
       .addSuccess(PageOf(WebhookDeliveryResource))
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),
@@ -31,7 +45,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
   .add(
     HttpApiEndpoint.post("replay", "/api/webhooks/endpoints/:endpoint_id/replay")
       .setPath(endpointPath)
-      .setPayload(ReplayBody)
+      .setPayload(jsonBody(ReplayBody))
       .addSuccess(ReplayResultResource, { status: 202 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[404])

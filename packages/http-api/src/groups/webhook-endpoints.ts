@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import {
   Description,
+  Limits,
   PageOf,
   WebhookEndpoint,
   WebhookEndpointResource,
@@ -8,10 +9,15 @@ import {
 } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId, reportAllErrors } from "../query.js"
+import { boundedArray, jsonBody } from "../body.js"
+import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
-const EventTypes = Schema.Array(WebhookEndpoint.PublicEventType)
+const EventTypes = boundedArray(WebhookEndpoint.PublicEventType, {
+  min: 0,
+  max: Limits.eventTypesMax,
+  message: `must have at most ${Limits.eventTypesMax} items`,
+})
 
 /** Body of Create webhook endpoint; `event_types` empty or absent subscribes to every type. */
 export const CreateWebhookEndpointBody = Schema.Struct({
@@ -19,7 +25,7 @@ export const CreateWebhookEndpointBody = Schema.Struct({
   event_types: Schema.optional(EventTypes),
   description: Schema.optional(Schema.NullOr(Description)),
   enabled: Schema.optional(Schema.Boolean),
-}).pipe(Schema.annotations({ identifier: "CreateWebhookEndpoint", ...reportAllErrors }))
+}).pipe(Schema.annotations({ identifier: "CreateWebhookEndpoint" }))
 
 /** Body of Update webhook endpoint: only the fields to change; a null `description` clears it. */
 export const UpdateWebhookEndpointBody = Schema.Struct({
@@ -27,7 +33,7 @@ export const UpdateWebhookEndpointBody = Schema.Struct({
   event_types: Schema.optional(EventTypes),
   description: Schema.optional(Schema.NullOr(Description)),
   enabled: Schema.optional(Schema.Boolean),
-}).pipe(Schema.annotations({ identifier: "UpdateWebhookEndpoint", ...reportAllErrors }))
+}).pipe(Schema.annotations({ identifier: "UpdateWebhookEndpoint" }))
 
 const endpointPath = Schema.Struct({ endpoint_id: PathId })
 
@@ -35,7 +41,7 @@ const endpointPath = Schema.Struct({ endpoint_id: PathId })
 export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   .add(
     HttpApiEndpoint.post("createWebhookEndpoint", "/api/webhooks/endpoints")
-      .setPayload(CreateWebhookEndpointBody)
+      .setPayload(jsonBody(CreateWebhookEndpointBody))
       .addSuccess(WebhookEndpointWithSecretResource, { status: 201 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[409])
@@ -43,7 +49,7 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   )
   .add(
     HttpApiEndpoint.get("listWebhookEndpoints", "/api/webhooks/endpoints")
-      .setUrlParams(Schema.Struct(PageQuery))
+      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
       .addSuccess(PageOf(WebhookEndpointResource))
       .addError(ErrorAt[400]),
   )
@@ -56,7 +62,7 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   .add(
     HttpApiEndpoint.patch("updateWebhookEndpoint", "/api/webhooks/endpoints/:endpoint_id")
       .setPath(endpointPath)
-      .setPayload(UpdateWebhookEndpointBody)
+      .setPayload(jsonBody(UpdateWebhookEndpointBody))
       .addSuccess(WebhookEndpointResource)
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),

@@ -1,23 +1,15 @@
-import { InvalidParams, WebhookEndpoint } from "@points/domain"
+import { InvalidParams, instantOf, timestampProblem, WebhookEndpoint } from "@points/domain"
 import { Effect, Schema } from "effect"
 import { getPublicEvent, listPublicEvents } from "../projections/public-events.js"
 import type { RequestContext } from "./request-context.js"
 
 const isPublicEventType = Schema.is(WebhookEndpoint.PublicEventType)
 
-// A calendar date, a time to the minute at least, and a zone: what "ISO-8601 timestamp" means here.
-const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
-
-const instantOf = (since: string): Effect.Effect<Date, InvalidParams> => {
-  const instant = isoTimestamp.test(since) ? new Date(since) : null
-  return instant !== null && !Number.isNaN(instant.getTime())
+const sinceInstant = (since: string): Effect.Effect<Date, InvalidParams> => {
+  const instant = instantOf(since)
+  return instant !== null
     ? Effect.succeed(instant)
-    : Effect.fail(
-        new InvalidParams({
-          field: "since",
-          problem: "must be an ISO-8601 timestamp with a time zone, e.g. 2025-01-31T12:00:00Z",
-        }),
-      )
+    : Effect.fail(new InvalidParams({ field: "since", problem: timestampProblem(since) ?? "is invalid" }))
 }
 
 /**
@@ -41,7 +33,7 @@ export const listEvents = (
         problem: `must be one of ${WebhookEndpoint.publicEventTypes.join(", ")}`,
       })
     }
-    const instant = since === undefined ? undefined : yield* instantOf(since)
+    const instant = since === undefined ? undefined : yield* sinceInstant(since)
     return yield* listPublicEvents(context.partnerId, { ...page, type, since: instant })
   }).pipe(Effect.withSpan("events.list"))
 

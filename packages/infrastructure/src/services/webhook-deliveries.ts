@@ -1,4 +1,4 @@
-import { InvalidParams, ResourceNotFound } from "@points/domain"
+import { InvalidParams, instantOf, Limits, ResourceNotFound, timestampProblem } from "@points/domain"
 import { Effect } from "effect"
 import { isUuid, type PageRequest } from "../projections/keyset-page.js"
 import { getWebhookEndpoint } from "../projections/webhook-endpoints.js"
@@ -14,7 +14,7 @@ import type { RequestContext } from "./request-context.js"
 export const MAX_REPLAY_EVENTS = 10_000
 
 /** The most ids one replay request may name. */
-export const MAX_REPLAY_IDS = 1000
+export const MAX_REPLAY_IDS = Limits.replayEventIdsMax
 
 /** What a replay selects: events by id, or those that occurred in `[since, until)`. */
 export interface ReplayRequest {
@@ -23,20 +23,12 @@ export interface ReplayRequest {
   readonly event_ids?: ReadonlyArray<string> | undefined
 }
 
-// A timestamp with its time zone; the date parser alone would take "2025" or a local time.
-const isoShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
-
 const timestampOf = (field: string, text: string | undefined): Effect.Effect<Date | null, InvalidParams> => {
   if (text === undefined) return Effect.succeed(null)
-  const at = isoShape.test(text) ? new Date(text) : null
-  return at !== null && !Number.isNaN(at.getTime())
+  const at = instantOf(text)
+  return at !== null
     ? Effect.succeed(at)
-    : Effect.fail(
-        new InvalidParams({
-          field,
-          problem: "must be an ISO-8601 timestamp with a time zone (2025-01-31T12:00:00Z)",
-        }),
-      )
+    : Effect.fail(new InvalidParams({ field, problem: timestampProblem(text) ?? "is invalid" }))
 }
 
 /** The deliveries of one of the partner's endpoints, newest first; LE0002 for an endpoint it does not have. */

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, Either, FastCheck, JSONSchema, ParseResult, Schema } from "effect"
+import {
+  Description,
+  DisplayName,
+  Email,
+  PartnerUserId,
+  ReferenceId,
+  Sku,
+  Text,
+  WebhookEndpoint,
+} from "../src/index.js"
+
+const problemOf = (schema: Schema.Schema.AnyNoContext, input: unknown): string | undefined => {
+  const result = Schema.decodeUnknownEither(schema)(input)
+  return Either.isLeft(result)
+    ? ParseResult.ArrayFormatter.formatErrorSync(result.left)[0]?.message
+    : undefined
+}
+
+const lone = ["\ud800", "\udfff", "a\udc00b", "\ud83d"]
+const everyText = [
+  ["Text", Text],
+  ["PartnerUserId", PartnerUserId],
+  ["ReferenceId", ReferenceId],
+  ["DisplayName", DisplayName],
+  ["Description", Description],
+  ["Sku", Sku],
+] as const
+
+describe("The text of a request", () => {
+  it("refuses an unpaired surrogate, which PostgreSQL refuses in jsonb", () => {
+    for (const [name, schema] of everyText) {
+      for (const text of lone) expect(problemOf(schema, text), name).toBe("must be valid Unicode text")
+      expect(problemOf(schema, "emoji 😀 and é"), name).toBeUndefined()
+    }
+    expect(problemOf(Email, "a\ud800@example.com")).toBe("must be valid Unicode text")
+    expect(problemOf(WebhookEndpoint.WebhookUrl, "https://hooks.example.com/\ud800")).toBe(
+      "must be valid Unicode text",
+    )
+  })
+
+  it("refuses a NUL character anywhere, ids and filters included", () => {
+    for (const [name, schema] of everyText) {
+      expect(problemOf(schema, "a\u0000b"), name).toBe("must not contain NUL characters")
+    }
+  })
+
+  it("counts its length in characters (code points), not UTF-16 code units", () => {
+    expect(problemOf(DisplayName, "😀".repeat(200))).toBeUndefined()
+    expect(problemOf(DisplayName, "😀".repeat(201))).toBe("must be at most 200 characters")
+    expect(problemOf(DisplayName, "n".repeat(201))).toBe("must be at most 200 characters")
+    expect(problemOf(Sku, "𝄞".repeat(100))).toBeUndefined()
+    expect(
+      problemOf(WebhookEndpoint.WebhookUrl, `https://hooks.example.com/${"é".repeat(2000)}`),
+    ).toBeUndefined()
+    expect(problemOf(WebhookEndpoint.WebhookUrl, `https://h.example.com/${"x".repeat(2048)}`)).toBe(
+      "must be at most 2048 characters",
+    )
+  })
+
+  it("is documented with its limit as JSON Schema maxLength, which counts code points too", () => {
+    expect(JSONSchema.make(DisplayName)).toMatchObject({
+      $defs: { DisplayName: { type: "string", minLength: 1, maxLength: 200 } },
+    })
+    expect(JSONSchema.make(Text)).toEqual({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "string",
+    })
+  })
+
+  it("still generates valid values for property tests", () => {
+    FastCheck.assert(
+      FastCheck.property(Arbitrary.make(DisplayName), (name) => Schema.is(DisplayName)(name)),
+      { numRuns: 200 },
+    )
+  })
+})

@@ -1,0 +1,61 @@
+import { SchemaAST as AST, Either, ParseResult, Predicate, Schema } from "effect"
+import { decodeProblems, reportedIssue } from "./problems.js"
+
+/**
+ * A JSON request body of the shape `schema` describes (and documents, in the OpenAPI document), decoded so
+ * that a refusal reports every invalid field in the published wording, one entry each (at most
+ * MAX_PROBLEMS), and a body that is not a JSON object (`[]`, `null`, `"x"`, nothing) as exactly that.
+ */
+export const jsonBody = <A, I>(schema: Schema.Schema<A, I, never>) =>
+  Schema.declare(
+    [schema],
+    {
+      decode: (shape) => {
+        const decode = decodeProblems(shape)
+        return (input, _, ast) =>
+          Either.mapLeft(
+            Predicate.isRecord(input)
+              ? decode(input)
+              : Either.left([{ path: [], message: "the body must be a JSON object" }]),
+            (problems) => reportedIssue(ast, input, problems),
+          )
+      },
+      encode: (shape) => (value, options) => ParseResult.encodeUnknown(shape)(value, options),
+    },
+    { [AST.SurrogateAnnotationId]: schema.ast },
+  )
+
+/**
+ * An array of `min` to `max` elements whose length is checked before its elements are: an over-long one is
+ * one problem (`items must have at most 100 items`), found without decoding (or reporting on) a single
+ * element, so its cost does not grow with the array.
+ */
+export const boundedArray = <A, I>(
+  item: Schema.Schema<A, I, never>,
+  bounds: { readonly min: number; readonly max: number; readonly message: string },
+) => {
+  const length = Schema.Array(Schema.Unknown).pipe(
+    Schema.filter((items) => items.length >= bounds.min && items.length <= bounds.max, {
+      message: () => bounds.message,
+    }),
+  )
+  const elements = Schema.Array(item)
+  const documented = (
+    bounds.min > 0 ? elements.pipe(Schema.minItems(bounds.min, { message: () => bounds.message })) : elements
+  ).pipe(Schema.maxItems(bounds.max, { message: () => bounds.message }))
+  return Schema.declare(
+    [item],
+    {
+      decode: (element) => {
+        const elements = ParseResult.decodeUnknownEither(Schema.Array(element))
+        return (input, options) =>
+          Either.flatMap(ParseResult.decodeUnknownEither(length)(input), () => elements(input, options))
+      },
+      encode: (element) => ParseResult.encodeUnknown(Schema.Array(element)),
+    },
+    {
+      [AST.SurrogateAnnotationId]: documented.ast,
+      arbitrary: (element) => (fc) => fc.array(element(fc), { minLength: bounds.min, maxLength: bounds.max }),
+    },
+  )
+}
