@@ -11,7 +11,7 @@ import { ADMIN_TOKEN, call, type Reply } from "./harness.js"
 // code and message of every entry (so their number too) and, for a write, that nothing was written.
 
 /** Who sends a request. */
-type As = "partner" | "admin"
+type As = "partner" | "admin" | "nobody"
 
 interface Req {
   readonly method: string
@@ -208,6 +208,31 @@ const rows: ReadonlyArray<Row> = [
     messages: ["items.0.points must be a number"],
   },
 
+  {
+    when: "a token request's grant_type (JSON) is an array nested 3,000 deep",
+    request: () => ({
+      ...raw(
+        "POST",
+        "/api/oauth/token",
+        `{"grant_type":${nested(3000)},"client_id":"c","client_secret":"s"}`,
+      ),
+      as: "nobody",
+    }),
+    messages: ["grant_type must be a string"],
+  },
+  {
+    when: "a revocation's token (JSON) is an array nested 3,000 deep and its client_id holds a NUL",
+    request: () => ({
+      ...raw(
+        "POST",
+        "/api/oauth/revoke",
+        `{"token":${nested(3000)},"client_id":"a\\u0000b","client_secret":"s"}`,
+      ),
+      as: "nobody",
+    }),
+    messages: ["token must be a string", "client_id must not contain NUL characters"],
+  },
+
   // Over-long arrays: one entry, no element checked (seconds and megabytes of answer before).
   {
     when: "event_types holds 10,000 numbers",
@@ -379,7 +404,9 @@ const send = (request: Req, world: World) =>
     ...(request.raw === undefined ? {} : { body: request.raw }),
     headers: {
       ...(request.raw === undefined ? {} : { "content-type": "application/json" }),
-      authorization: request.as === "admin" ? `Bearer ${ADMIN_TOKEN}` : `Bearer ${world.a.token}`,
+      ...(request.as === "nobody"
+        ? {}
+        : { authorization: request.as === "admin" ? `Bearer ${ADMIN_TOKEN}` : `Bearer ${world.a.token}` }),
       ...request.headers,
     },
   })

@@ -1,6 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Text } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
+import { jsonBody } from "../body.js"
 
 /** The access token object of Create Token (published section 2.1, plus RFC 6749 `expires_in`). */
 export const TokenResource = Schema.Struct({
@@ -17,22 +19,25 @@ export type TokenResource = typeof TokenResource.Type
  * Create Token's request as a form (RFC 6749 4.4); a JSON object with the same fields is accepted too, and
  * the client may authenticate with HTTP Basic instead of the body fields (then it may send no body at all).
  */
-export const TokenRequestBody = Schema.Struct({
-  grant_type: Schema.optional(Schema.String),
-  client_id: Schema.optional(Schema.String),
-  client_secret: Schema.optional(Schema.String),
-}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }), Schema.annotations({ identifier: "TokenRequest" }))
+// Decoded as every body is (jsonBody: the published wording, the value sent never formatted, so a JSON body
+// nested thousands deep is a 400 and not a stack overflow), whether it came as a form or as JSON.
+export const TokenRequestBody = jsonBody(
+  Schema.Struct({
+    grant_type: Schema.optional(Text),
+    client_id: Schema.optional(Text),
+    client_secret: Schema.optional(Text),
+  }).pipe(Schema.annotations({ identifier: "TokenRequest" })),
+).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
 /** Revoke Token's request (RFC 7009), client authenticated as for Create Token. */
-export const RevokeRequestBody = Schema.Struct({
-  token: Schema.String,
-  token_type_hint: Schema.optional(Schema.String),
-  client_id: Schema.optional(Schema.String),
-  client_secret: Schema.optional(Schema.String),
-}).pipe(
-  HttpApiSchema.withEncoding({ kind: "UrlParams" }),
-  Schema.annotations({ identifier: "RevokeRequest" }),
-)
+export const RevokeRequestBody = jsonBody(
+  Schema.Struct({
+    token: Text,
+    token_type_hint: Schema.optional(Text),
+    client_id: Schema.optional(Text),
+    client_secret: Schema.optional(Text),
+  }).pipe(Schema.annotations({ identifier: "RevokeRequest" })),
+).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
 /** OAuth 2.0 client credentials: tokens are issued and revoked here, without a bearer token. */
 export class OAuthGroup extends HttpApiGroup.make("oauth")
