@@ -153,6 +153,10 @@ const criticalPost = <A, E>(
   )
 }
 
+// The contract documents each POST's Idempotency-Key header; the resilient HTTP client sets it (the same key on
+// every retry of a call), so the call itself passes none.
+const keyFromCall = {}
+
 /**
  * Makes a client of the API at `baseUrl` for one client credential: it obtains an access token on first use
  * and renews it before it expires, sends `Authorization: Bearer` and an Idempotency-Key on every POST, and
@@ -191,7 +195,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
     const client: PointsClient = {
       createUser: (input, writeOptions) =>
         Effect.flatMap(checked(CreateUserBody, "createUser", input), (payload) =>
-          post(api.users.createUser({ payload }), writeOptions?.idempotencyKey ?? newIdempotencyKey(), false),
+          post(
+            api.users.createUser({ headers: keyFromCall, payload }),
+            writeOptions?.idempotencyKey ?? newIdempotencyKey(),
+            false,
+          ),
         ),
       getUser: (userId) => settled(api.users.getUser({ path: { user_id: userId } })),
       findUsers: (query = {}) => settled(api.users.findUsers({ urlParams: query })),
@@ -202,7 +210,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
       closeUser: (userId) => settled(api.users.closeUser({ path: { user_id: userId } })),
       openPointsAccount: (userId, writeOptions) =>
         post(
-          api.users.openPointsAccount({ path: { user_id: userId } }),
+          api.users.openPointsAccount({ headers: keyFromCall, path: { user_id: userId } }),
           writeOptions?.idempotencyKey ?? newIdempotencyKey(),
           false,
         ),
@@ -210,14 +218,14 @@ export const makePointsClient = (options: PointsClientOptions) =>
       addPoints: (input, writeOptions) => {
         const send = Effect.flatMap(
           checked(PointsMovementBody, "addPoints", { transaction: input }),
-          (payload) => api.points.addPoints({ payload }),
+          (payload) => api.points.addPoints({ headers: keyFromCall, payload }),
         )
         return criticalPost(send, "addPoints", input.reference_id, writeOptions)
       },
       subtractPoints: (input, writeOptions) => {
         const send = Effect.flatMap(
           checked(PointsMovementBody, "subtractPoints", { transaction: input }),
-          (payload) => api.points.subtractPoints({ payload }),
+          (payload) => api.points.subtractPoints({ headers: keyFromCall, payload }),
         )
         return criticalPost(send, "subtractPoints", input.reference_id, writeOptions)
       },
@@ -226,7 +234,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
       findTransactions: (query = {}) => settled(api.points.findTransactions({ urlParams: query })),
       createOrder: (input, writeOptions) => {
         const send = Effect.flatMap(checked(CreateOrderBody, "createOrder", input), (payload) =>
-          api.orders.createOrder({ payload }),
+          api.orders.createOrder({ headers: keyFromCall, payload }),
         )
         return criticalPost(send, "createOrder", input.reference_id, writeOptions)
       },
@@ -234,7 +242,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
       findOrders: (query = {}) => settled(api.orders.findOrders({ urlParams: query })),
       cancelOrder: (orderId, writeOptions) =>
         post(
-          api.orders.cancelOrder({ path: { order_id: orderId } }),
+          api.orders.cancelOrder({ headers: keyFromCall, path: { order_id: orderId } }),
           writeOptions?.idempotencyKey ?? newIdempotencyKey(),
           false,
         ),

@@ -49,6 +49,26 @@ describe("The HTTP contract", () => {
     expect(JSON.stringify(addPoints?.responses?.["409"])).toContain("ErrorBody")
   })
 
+  it("documents the Idempotency-Key header and IK1001's 422 on every POST under /api but the token endpoints", () => {
+    const posts = Object.entries(spec.paths).flatMap(([path, item]) =>
+      item.post !== undefined && path.startsWith("/api/") && !path.startsWith("/api/oauth/")
+        ? [{ path, operation: item.post }]
+        : [],
+    )
+    expect(posts).toHaveLength(9)
+    for (const { path, operation } of posts) {
+      const header = operation.parameters.find(
+        (parameter) => parameter.in === "header" && parameter.name === "idempotency-key",
+      )
+      expect(header, path).toBeDefined()
+      expect(header?.required, path).toBe(false)
+      expect(header?.description, path).toContain(
+        path === "/api/orders" ? "Required: 400 IK1003" : "Optional.",
+      )
+      expect(Object.keys(operation.responses), path).toContain("422")
+    }
+  })
+
   it("documents the events and webhook endpoint operations with their statuses", () => {
     const statuses = (path: string, method: "get" | "post" | "patch" | "delete") =>
       Object.keys(spec.paths[path]?.[method]?.responses ?? {}).sort()

@@ -13,6 +13,7 @@ import {
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
+import { IdempotencyKeyHeader, RequiredIdempotencyKeyHeader } from "../idempotency-header.js"
 import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -41,6 +42,7 @@ const orderPath = Schema.Struct({ order_id: PathId })
 export class OrdersGroup extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.post("createOrder", "/api/orders")
+      .setHeaders(RequiredIdempotencyKeyHeader)
       .setPayload(jsonBody(CreateOrderBody))
       .addSuccess(OrderResource, { status: 201 })
       .addError(ErrorAt[400])
@@ -71,9 +73,12 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
   )
   .add(
     HttpApiEndpoint.post("cancelOrder", "/api/orders/:order_id/cancel")
+      .setHeaders(IdempotencyKeyHeader)
       .setPath(orderPath)
       .addSuccess(OrderResource)
       .addError(ErrorAt[404])
-      .addError(ErrorAt[409]),
+      .addError(ErrorAt[409])
+      // The key with another request (IK1001).
+      .addError(ErrorAt[422]),
   )
   .middleware(Authentication) {}

@@ -3,6 +3,7 @@ import { Description, PageOf, Points, ReferenceId, Text, TransactionResource } f
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
+import { IdempotencyKeyHeader } from "../idempotency-header.js"
 import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -20,6 +21,7 @@ export const PointsMovementBody = Schema.Struct({
 export class PointsGroup extends HttpApiGroup.make("points")
   .add(
     HttpApiEndpoint.post("addPoints", "/api/points/add")
+      .setHeaders(IdempotencyKeyHeader)
       .setPayload(jsonBody(PointsMovementBody))
       .addSuccess(TransactionResource, { status: 201 })
       .addError(ErrorAt[400])
@@ -29,6 +31,7 @@ export class PointsGroup extends HttpApiGroup.make("points")
   )
   .add(
     HttpApiEndpoint.post("subtractPoints", "/api/points/subtract")
+      .setHeaders(IdempotencyKeyHeader)
       .setPayload(jsonBody(PointsMovementBody))
       .addSuccess(TransactionResource, { status: 201 })
       .addError(ErrorAt[400])

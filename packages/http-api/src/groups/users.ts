@@ -11,6 +11,7 @@ import {
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
+import { IdempotencyKeyHeader } from "../idempotency-header.js"
 import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -33,6 +34,7 @@ const userPath = Schema.Struct({ user_id: PathId })
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(
     HttpApiEndpoint.post("createUser", "/api/users")
+      .setHeaders(IdempotencyKeyHeader)
       .setPayload(jsonBody(CreateUserBody))
       .addSuccess(UserResource, { status: 201 })
       .addError(ErrorAt[400])
@@ -69,10 +71,13 @@ export class UsersGroup extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.post("openPointsAccount", "/api/users/:user_id/points-account")
+      .setHeaders(IdempotencyKeyHeader)
       .setPath(userPath)
       .addSuccess(PointsAccountResource, { status: 201 })
       .addError(ErrorAt[404])
-      .addError(ErrorAt[409]),
+      .addError(ErrorAt[409])
+      // The key with another request (IK1001).
+      .addError(ErrorAt[422]),
   )
   .add(
     HttpApiEndpoint.get("getPointsAccount", "/api/users/:user_id/points-account")

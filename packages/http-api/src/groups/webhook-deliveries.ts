@@ -10,6 +10,7 @@ import {
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
+import { IdempotencyKeyHeader } from "../idempotency-header.js"
 import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -44,6 +45,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
   )
   .add(
     HttpApiEndpoint.post("replay", "/api/webhooks/endpoints/:endpoint_id/replay")
+      .setHeaders(IdempotencyKeyHeader)
       .setPath(endpointPath)
       .setPayload(jsonBody(ReplayBody))
       .addSuccess(ReplayResultResource, { status: 202 })

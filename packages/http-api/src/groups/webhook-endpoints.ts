@@ -10,6 +10,7 @@ import {
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
+import { IdempotencyKeyHeader } from "../idempotency-header.js"
 import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -41,6 +42,7 @@ const endpointPath = Schema.Struct({ endpoint_id: PathId })
 export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   .add(
     HttpApiEndpoint.post("createWebhookEndpoint", "/api/webhooks/endpoints")
+      .setHeaders(IdempotencyKeyHeader)
       .setPayload(jsonBody(CreateWebhookEndpointBody))
       .addSuccess(WebhookEndpointWithSecretResource, { status: 201 })
       .addError(ErrorAt[400])
@@ -75,6 +77,7 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   )
   .add(
     HttpApiEndpoint.post("rotateWebhookEndpointSecret", "/api/webhooks/endpoints/:endpoint_id/rotate-secret")
+      .setHeaders(IdempotencyKeyHeader)
       .setPath(endpointPath)
       .addSuccess(WebhookEndpointWithSecretResource)
       .addError(ErrorAt[404])

@@ -1,0 +1,24 @@
+import { Schema } from "effect"
+
+const about =
+  "1 to 255 printable ASCII characters, bare or as a quoted string, sent once. The first answer that is a " +
+  "2xx, 400, 401, 404, 409 or 429 is recorded for 24 hours and replayed, with `Idempotent-Replayed: true`, " +
+  "to every retry with the key; the key with another method, path or body is 422 IK1001, and while the " +
+  "first request runs, 409 IK1002. A bad value is 400 GH1006."
+
+/** The Idempotency-Key header of a POST under /api (DESIGN.md section 4), documented in the OpenAPI document. */
+export const IdempotencyKeyHeader = Schema.Struct({
+  "idempotency-key": Schema.optional(
+    Schema.String.annotations({ description: `Optional. Without it nothing is replayed. ${about}` }),
+  ),
+})
+
+/**
+ * The Idempotency-Key header of Create order, where it is required: its absence is answered 400 IK1003 by the
+ * handler (so the schema keeps it optional, and a missing key gets its own code).
+ */
+export const RequiredIdempotencyKeyHeader = Schema.Struct({
+  "idempotency-key": Schema.optional(
+    Schema.String.annotations({ description: `Required: 400 IK1003 without it. ${about}` }),
+  ),
+})
