@@ -1,6 +1,8 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import type { SqlClient } from "@effect/sql"
 import { ApiError, PointsApi } from "@points/http-api"
 import { Cause, Effect } from "effect"
+import type { Settings } from "../config.js"
 import {
   apiErrorOf,
   entryOf,
@@ -30,45 +32,51 @@ const isDatabaseUnreachable = (defect: unknown): boolean => {
  */
 export const ErrorMiddlewareLive = HttpApiBuilder.middleware(
   PointsApi,
-  (app) =>
-    app.pipe(
-      Effect.catchAllCause((cause) => {
-        // Squashed: the body reader reports an unreadable body as a defect, not as a typed failure.
-        const squashed: unknown = Cause.squash(cause)
-        {
-          const error = squashed
-          if (error instanceof ApiError) return Effect.fail(error)
-          const tag = (error as { _tag?: string })._tag
-          // Refused before the handler ran: recorded under the request's Idempotency-Key as any 400 is.
-          if (tag === "HttpApiDecodeError") return refusedBeforeHandler(invalidParamsOf(error as never))
-          if (tag === "RouteNotFound") {
-            return Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
-          }
-          if (tag === "RequestError") {
-            return refusedBeforeHandler(
-              new ApiError({
+  // The database and the settings, for recording a refusal, are provided on that path alone: a middleware made
+  // `withContext` would provide them around every request (an Effect.locally, ~26 runtime operations each).
+  Effect.map(
+    Effect.context<SqlClient.SqlClient | Settings>(),
+    (context) => (app) =>
+      app.pipe(
+        Effect.catchAllCause((cause) => {
+          // Squashed: the body reader reports an unreadable body as a defect, not as a typed failure.
+          const squashed: unknown = Cause.squash(cause)
+          {
+            const error = squashed
+            if (error instanceof ApiError) return Effect.fail(error)
+            const tag = (error as { _tag?: string })._tag
+            // Refused before the handler ran: recorded under the request's Idempotency-Key as any 400 is.
+            if (tag === "HttpApiDecodeError") {
+              return Effect.provide(refusedBeforeHandler(invalidParamsOf(error as never)), context)
+            }
+            if (tag === "RouteNotFound") {
+              return Effect.fail(
+                new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }),
+              )
+            }
+            if (tag === "RequestError") {
+              const notJson = new ApiError({
                 status: 400,
                 errors: [entryOf("GH1006", "invalid params: the body is not valid JSON")],
-              }),
-            )
+              })
+              return Effect.provide(refusedBeforeHandler(notJson), context)
+            }
+            if (isPlatformError(error)) return Effect.fail(apiErrorOf(error))
+            if (tag === "StreamVersionConflict") {
+              // Still contended after the bounded retries: nothing was written; the client may retry shortly.
+              return Effect.fail(unavailable())
+            }
           }
-          if (isPlatformError(error)) return Effect.fail(apiErrorOf(error))
-          if (tag === "StreamVersionConflict") {
-            // Still contended after the bounded retries: nothing was written; the client may retry shortly.
-            return Effect.fail(unavailable())
-          }
-        }
-        return Effect.zipRight(
-          Effect.logError("request failed", cause),
-          Effect.fail(isDatabaseUnreachable(squashed) ? unavailable() : unexpected()),
-        )
-      }),
-      Effect.catchAll((error) =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          Effect.fail(withOAuthFields(request.url.split("?")[0] ?? request.url, error)),
+          return Effect.zipRight(
+            Effect.logError("request failed", cause),
+            Effect.fail(isDatabaseUnreachable(squashed) ? unavailable() : unexpected()),
+          )
+        }),
+        Effect.catchAll((error) =>
+          Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+            Effect.fail(withOAuthFields(request.url.split("?")[0] ?? request.url, error)),
+          ),
         ),
       ),
-    ),
-  // Recording a refusal needs the database and the settings of the layer that builds it.
-  { withContext: true },
+  ),
 )
