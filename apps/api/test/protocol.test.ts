@@ -45,6 +45,29 @@ const sendChunked = (url: string, body: string, headers: Record<string, string>)
       }),
   )
 
+// A request whose body goes out as the given byte chunks (Content-Length set), for bodies no string can hold.
+const sendBytes = (
+  url: string,
+  method: string,
+  chunks: ReadonlyArray<Buffer>,
+  headers: Record<string, string>,
+) =>
+  Effect.async<{ readonly status: number; readonly text: string }, Error>((resume) => {
+    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
+    const request = httpRequest(url, { method, headers: { ...headers, "content-length": String(length) } })
+    request.on("error", (error) => resume(Effect.fail(error)))
+    request.on("response", (response) => {
+      let text = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => {
+        text += chunk
+      })
+      response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, text })))
+    })
+    for (const chunk of chunks) request.write(chunk)
+    request.end()
+  })
+
 // Raw bytes to the server and everything it sends back until it closes: for requests no HTTP client sends.
 const sendRaw = (url: string, text: string) =>
   Effect.async<string, Error>((resume) => {
@@ -109,6 +132,48 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(parsed.errors[0]).toMatchObject({ code: "GH1006", id: expect.stringMatching(uuid) })
       }
     }),
+  )
+
+  it.effect(
+    "refuses a body that is not UTF-8 with 400 GH1006 and creates nothing; a body a route ignores stays ignored",
+    () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const base = yield* baseUrl
+        const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+        const json = (text: string) => Buffer.from(text, "utf8")
+        // Node's decoding read these bytes as U+FFFD: the user was created with text the client never sent.
+        const bad = yield* sendBytes(
+          `${base}/api/users`,
+          "POST",
+          [json('{"partner_user_id":"bad'), Buffer.from([0xff, 0xfe]), json('","email":"nu@example.com"}')],
+          headers,
+        )
+        expect(bad.status).toBe(400)
+        expect(JSON.parse(bad.text).errors).toEqual([
+          expect.objectContaining({ code: "GH1006", message: "invalid params: the body is not valid UTF-8" }),
+        ])
+        // A character split between two chunks is still one character.
+        const e = json("é")
+        const split = yield* sendBytes(
+          `${base}/api/users`,
+          "POST",
+          [
+            Buffer.concat([json('{"partner_user_id":"caf'), e.subarray(0, 1)]),
+            Buffer.concat([e.subarray(1), json('","email":"cafe@example.com"}')]),
+          ],
+          headers,
+        )
+        expect(split.status).toBe(201)
+        expect(JSON.parse(split.text).partner_user_id).toBe("café")
+        const users = yield* call("GET", "/api/users", { token })
+        expect(users.body.data.map((user: { partner_user_id: string }) => user.partner_user_id)).toEqual([
+          "café",
+        ])
+        // GET takes no body: one that is not UTF-8 is ignored, as any body there is.
+        const ignored = yield* sendBytes(`${base}/api/users`, "GET", [Buffer.from([0xff])], headers)
+        expect(ignored.status).toBe(200)
+      }),
   )
 
   it.effect("matches paths exactly as the contract spells them: case, slashes and `;` name no route", () =>

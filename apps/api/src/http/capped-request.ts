@@ -1,4 +1,5 @@
 import { IncomingMessage } from "node:http"
+import { TextDecoder } from "node:util"
 
 /** The largest request body accepted (DESIGN.md section 2). */
 export const MAX_BODY_BYTES = 1_048_576
@@ -10,33 +11,76 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** The failure a body that is not UTF-8 reads with (RFC 8259 8.1: JSON is UTF-8). */
+export class BodyNotUtf8 extends Error {
+  constructor() {
+    super("the body is not valid UTF-8")
+  }
+}
+
 /**
  * A request whose body stops at MAX_BODY_BYTES: one sent without Content-Length (chunked), which nothing can
  * refuse before reading, fails its read at the limit and the rest is read and dropped, so that the server
  * can still answer 413 GH1008 on the connection. (@effect/platform's own cap, MaxBodySize, destroys the
- * socket when a read goes over it: the client got a reset instead of an answer.)
+ * socket when a read goes over it: the client got a reset instead of an answer.) A body that is not UTF-8
+ * fails its read once it has all arrived, where Node's decoding would have read its bad bytes as U+FFFD and
+ * the request would have gone on with text the client never sent; a route that takes no body never reads it.
  */
 export class CappedRequest extends IncomingMessage {
   private bodyBytes = 0
+  private utf8: TextDecoder | undefined
   /** Whether the body went over MAX_BODY_BYTES. */
   tooLarge = false
+  /** Whether the body held a byte sequence that is not UTF-8. */
+  notUtf8 = false
+  // The end of a body that is not UTF-8, held back until a reader asks for it.
+  private endWithheld = false
+
+  override _read(size: number): void {
+    if (!this.endWithheld) return super._read(size)
+    this.endWithheld = false
+    // A reader (the body decoding) listens for errors; Node discarding an unread body does not.
+    if (this.listenerCount("error") > 0) this.destroy(new BodyNotUtf8())
+    else super.push(null)
+  }
 
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
     if (this.tooLarge) return true
-    if (chunk !== null && typeof chunk === "object" && "length" in chunk) {
-      this.bodyBytes += Number(chunk.length)
+    if (chunk === null) {
+      this.checkUtf8(undefined)
+      if (!this.notUtf8) return super.push(chunk, encoding)
+      // The body ends in a failure for whoever reads it; one nobody reads just ends (see _read).
+      if (this.listenerCount("error") > 0) this.destroy(new BodyNotUtf8())
+      else this.endWithheld = true
+      return false
+    }
+    if (chunk instanceof Uint8Array) {
+      this.bodyBytes += chunk.length
       if (this.bodyBytes > MAX_BODY_BYTES) {
         this.tooLarge = true
         this.destroy(new BodyTooLarge())
         return true
       }
+      this.checkUtf8(chunk)
     }
     return super.push(chunk, encoding)
   }
 
+  // A streaming, fatal decoder: a sequence split between two chunks is still read as one.
+  private checkUtf8(chunk: Uint8Array | undefined) {
+    if (this.notUtf8 || (chunk === undefined && this.utf8 === undefined)) return
+    this.utf8 ??= new TextDecoder("utf-8", { fatal: true })
+    try {
+      if (chunk === undefined) this.utf8.decode()
+      else this.utf8.decode(chunk, { stream: true })
+    } catch {
+      this.notUtf8 = true
+    }
+  }
+
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     // The socket stays open for the answer; what the client still sends is dropped by push.
-    if (this.tooLarge) process.nextTick(callback, error)
+    if (this.tooLarge || this.notUtf8) process.nextTick(callback, error)
     else super._destroy(error, callback)
   }
 }
@@ -44,3 +88,7 @@ export class CappedRequest extends IncomingMessage {
 /** Whether a request's body went over MAX_BODY_BYTES while it was read. */
 export const bodyWasTooLarge = (request: IncomingMessage) =>
   request instanceof CappedRequest && request.tooLarge
+
+/** Whether a request's body held bytes that are not UTF-8. */
+export const bodyWasNotUtf8 = (request: IncomingMessage) =>
+  request instanceof CappedRequest && request.notUtf8

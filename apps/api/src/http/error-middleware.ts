@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { ApiError, PointsApi } from "@points/http-api"
 import { Cause, Effect } from "effect"
@@ -11,6 +12,7 @@ import {
   unexpected,
   withOAuthFields,
 } from "./api-error-of.js"
+import { bodyWasNotUtf8 } from "./capped-request.js"
 import { refusedBeforeHandler } from "./idempotent-post.js"
 import { invalidParamsOf } from "./invalid-params.js"
 
@@ -55,11 +57,13 @@ export const ErrorMiddlewareLive = HttpApiBuilder.middleware(
               )
             }
             if (tag === "RequestError") {
-              const notJson = new ApiError({
-                status: 400,
-                errors: [entryOf("GH1006", "invalid params: the body is not valid JSON")],
+              return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+                const unreadable = bodyWasNotUtf8(NodeHttpServerRequest.toIncomingMessage(request))
+                  ? "invalid params: the body is not valid UTF-8"
+                  : "invalid params: the body is not valid JSON"
+                const refusal = new ApiError({ status: 400, errors: [entryOf("GH1006", unreadable)] })
+                return Effect.provide(refusedBeforeHandler(refusal), context)
               })
-              return Effect.provide(refusedBeforeHandler(notJson), context)
             }
             if (isPlatformError(error)) return Effect.fail(apiErrorOf(error))
             if (tag === "StreamVersionConflict") {
