@@ -37,7 +37,10 @@ export class CappedRequest extends IncomingMessage {
   private endWithheld = false
 
   override _read(size: number): void {
-    if (!this.endWithheld) return super._read(size)
+    if (!this.endWithheld) {
+      super._read(size)
+      return
+    }
     this.endWithheld = false
     // A reader (the body decoding) listens for errors; Node discarding an unread body does not.
     if (this.listenerCount("error") > 0) this.destroy(new BodyNotUtf8())
