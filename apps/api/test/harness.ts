@@ -1,3 +1,4 @@
+import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { WriteSideLive } from "@points/infrastructure"
@@ -80,6 +81,59 @@ export const newPartnerAt = (base: string, name = "Acme") =>
 
 /** A partner with one credential and a bearer token, on the test server (see newPartnerAt). */
 export const newPartner = (name = "Acme") => Effect.flatMap(baseUrl, (base) => newPartnerAt(base, name))
+
+/**
+ * A request sent with node:http exactly as given, for what fetch cannot send: a header field repeated (an
+ * array), a body as byte chunks (with its Content-Length) or, with `chunked`, in pieces without a length. A
+ * connection error after the answer arrived is ignored: the server may close once it has answered.
+ */
+export const nodeRequest = (
+  url: string,
+  options: {
+    readonly method: string
+    readonly headers?: Readonly<Record<string, string | ReadonlyArray<string>>>
+    readonly chunks?: ReadonlyArray<string | Buffer>
+    readonly chunked?: boolean
+  },
+) =>
+  Effect.async<Reply, Error>((resume) => {
+    const chunks = options.chunks ?? []
+    const length = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk), 0)
+    const headers = {
+      ...options.headers,
+      ...(options.chunked === true || chunks.length === 0 ? {} : { "content-length": String(length) }),
+    }
+    let answered = false
+    const request = httpRequest(url, { method: options.method, headers: headers as OutgoingHttpHeaders })
+    request.on("error", (error) => (answered ? undefined : resume(Effect.fail(error))))
+    request.on("response", (response) => {
+      answered = true
+      let text = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => {
+        text += chunk
+      })
+      response.on("end", () => {
+        const replyHeaders = new Headers()
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (typeof value === "string") replyHeaders.set(name, value)
+        }
+        let body: unknown
+        try {
+          body = JSON.parse(text)
+        } catch {
+          body = undefined
+        }
+        resume(Effect.succeed({ status: response.statusCode ?? 0, headers: replyHeaders, text, body }))
+      })
+    })
+    for (const chunk of chunks) request.write(chunk)
+    request.end()
+  })
+
+/** Splits a text into pieces of 64 KiB, to send it chunked. */
+export const piecesOf = (text: string) =>
+  Array.from({ length: Math.ceil(text.length / 65_536) }, (_, n) => text.slice(n * 65_536, (n + 1) * 65_536))
 
 export { eventually }
 

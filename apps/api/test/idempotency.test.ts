@@ -1,4 +1,3 @@
-import { request as httpRequest } from "node:http"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
@@ -9,6 +8,7 @@ import {
   eventually,
   metricValue,
   newPartner,
+  nodeRequest,
   testServer,
   testServerWithoutActivation,
   withActivation,
@@ -17,21 +17,6 @@ import {
 const add = (userId: string, amount: number, reference: string) => ({
   transaction: { user_id: userId, amount, reference_id: reference },
 })
-
-// A POST whose headers may repeat a field (fetch joins repeated fields into one).
-const postRepeatingHeaders = (url: string, headers: Record<string, string | Array<string>>, body: string) =>
-  Effect.async<{ readonly status: number; readonly body: string }, Error>((resume) => {
-    const request = httpRequest(url, { method: "POST", headers }, (response) => {
-      let text = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => {
-        text += chunk
-      })
-      response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, body: text })))
-    })
-    request.on("error", (error) => resume(Effect.fail(error)))
-    request.end(body)
-  })
 
 const replayed = (reply: { readonly headers: Headers }) => reply.headers.get("idempotent-replayed") === "true"
 
@@ -311,17 +296,17 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
           const { token } = yield* newPartner()
           const userId = yield* withActivation(activeUser(token))
           const base = yield* baseUrl
-          const reply = yield* postRepeatingHeaders(
-            `${base}/api/points/add`,
-            {
+          const reply = yield* nodeRequest(`${base}/api/points/add`, {
+            method: "POST",
+            headers: {
               authorization: `Bearer ${token}`,
               "content-type": "application/json",
               "idempotency-key": ["dupA", "dupB"],
             },
-            JSON.stringify(add(userId, 3, "dup-1")),
-          )
+            chunks: [JSON.stringify(add(userId, 3, "dup-1"))],
+          })
           expect(reply.status).toBe(400)
-          expect(JSON.parse(reply.body).errors[0]).toMatchObject({
+          expect(reply.body.errors[0]).toMatchObject({
             code: "GH1006",
             message: "Idempotency-Key must be sent once",
           })

@@ -1,9 +1,17 @@
-import { request as httpRequest } from "node:http"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { CLIENT_RATE_LIMIT, clientRateLimitKey, consumeClientRateLimit } from "@points/infrastructure"
 import { Effect } from "effect"
-import { baseUrl, call, metricValue, newPartner, type Reply, testServer } from "./harness.js"
+import {
+  baseUrl,
+  call,
+  metricValue,
+  newPartner,
+  nodeRequest,
+  piecesOf,
+  type Reply,
+  testServer,
+} from "./harness.js"
 
 const FORM = "application/x-www-form-urlencoded"
 const TOKEN = "/api/oauth/token"
@@ -40,35 +48,6 @@ const expectInvalidClient = (reply: Reply, challenged: boolean) => {
 /** A random text of `length` characters that PostgreSQL cannot compress (an index entry of its full size). */
 const randomText = (length: number) =>
   Array.from({ length }, () => String.fromCharCode(33 + Math.floor(Math.random() * 94))).join("")
-
-/** Sends `body` in pieces without a length (Node then sends it chunked). */
-const sendChunked = (url: string, body: string, headers: Record<string, string>) =>
-  Effect.promise(
-    () =>
-      new Promise<Reply>((resolve, reject) => {
-        let answered = false
-        const request = httpRequest(url, { method: "POST", headers })
-        // The server may close the connection once it has answered, while the rest is still on its way.
-        request.on("error", (error) => (answered ? undefined : reject(error)))
-        request.on("response", (response) => {
-          answered = true
-          let text = ""
-          response.setEncoding("utf8")
-          response.on("data", (chunk: string) => {
-            text += chunk
-          })
-          response.on("end", () => {
-            const replyHeaders = new Headers()
-            for (const [name, value] of Object.entries(response.headers)) {
-              if (typeof value === "string") replyHeaders.set(name, value)
-            }
-            resolve({ status: response.statusCode ?? 0, headers: replyHeaders, text, body: JSON.parse(text) })
-          })
-        })
-        for (let at = 0; at < body.length; at += 65_536) request.write(body.slice(at, at + 65_536))
-        request.end()
-      }),
-  )
 
 const rejections = Effect.map(call("GET", "/metrics"), (reply) =>
   metricValue(reply.text, "rate_limit_rejections_total"),
@@ -219,7 +198,15 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       ]
       const base = yield* baseUrl
       const padding = new URLSearchParams({ ...credentials, padding: "x".repeat(1_100_000) }).toString()
-      replies.push([413, yield* sendChunked(`${base}${TOKEN}`, padding, { "content-type": FORM })])
+      replies.push([
+        413,
+        yield* nodeRequest(`${base}${TOKEN}`, {
+          method: "POST",
+          headers: { "content-type": FORM },
+          chunks: piecesOf(padding),
+          chunked: true,
+        }),
+      ])
       for (const [status, reply] of replies) {
         expect(reply.status, reply.text).toBe(status)
         if (status >= 400) expect(typeof reply.body.error).toBe("string")

@@ -1,9 +1,18 @@
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
 import { connect } from "node:net"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
 import { Effect } from "effect"
-import { ADMIN_TOKEN, activeUser, baseUrl, call, newPartner, type Reply, testServer } from "./harness.js"
+import {
+  ADMIN_TOKEN,
+  activeUser,
+  baseUrl,
+  call,
+  newPartner,
+  nodeRequest,
+  piecesOf,
+  type Reply,
+  testServer,
+} from "./harness.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -19,54 +28,6 @@ const expectPublishedError = (reply: Reply, status: number, code: string) => {
   }
   expect(reply.body.errors.map((entry: { code: string }) => entry.code)).toContain(code)
 }
-
-/** Sends `body` in pieces without a length (Node then sends it chunked) and returns the answer. */
-const sendChunked = (url: string, body: string, headers: Record<string, string>) =>
-  Effect.promise(
-    () =>
-      new Promise<{ status: number; text: string; headers: IncomingHttpHeaders }>((resolve, reject) => {
-        let answered = false
-        const request = httpRequest(url, { method: "POST", headers })
-        // The server may close the connection once it has answered, while the rest is still on its way.
-        request.on("error", (error) => (answered ? undefined : reject(error)))
-        request.on("response", (response) => {
-          answered = true
-          let text = ""
-          response.setEncoding("utf8")
-          response.on("data", (chunk: string) => {
-            text += chunk
-          })
-          response.on("end", () =>
-            resolve({ status: response.statusCode ?? 0, text, headers: response.headers }),
-          )
-        })
-        for (let at = 0; at < body.length; at += 65_536) request.write(body.slice(at, at + 65_536))
-        request.end()
-      }),
-  )
-
-// A request whose body goes out as the given byte chunks (Content-Length set), for bodies no string can hold.
-const sendBytes = (
-  url: string,
-  method: string,
-  chunks: ReadonlyArray<Buffer>,
-  headers: Record<string, string>,
-) =>
-  Effect.async<{ readonly status: number; readonly text: string }, Error>((resume) => {
-    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
-    const request = httpRequest(url, { method, headers: { ...headers, "content-length": String(length) } })
-    request.on("error", (error) => resume(Effect.fail(error)))
-    request.on("response", (response) => {
-      let text = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => {
-        text += chunk
-      })
-      response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, text })))
-    })
-    for (const chunk of chunks) request.write(chunk)
-    request.end()
-  })
 
 // Raw bytes to the server and everything it sends back until it closes: for requests no HTTP client sends.
 const sendRaw = (url: string, text: string) =>
@@ -143,27 +104,29 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" }
         const json = (text: string) => Buffer.from(text, "utf8")
         // Node's decoding read these bytes as U+FFFD: the user was created with text the client never sent.
-        const bad = yield* sendBytes(
-          `${base}/api/users`,
-          "POST",
-          [json('{"partner_user_id":"bad'), Buffer.from([0xff, 0xfe]), json('","email":"nu@example.com"}')],
+        const bad = yield* nodeRequest(`${base}/api/users`, {
+          method: "POST",
           headers,
-        )
+          chunks: [
+            json('{"partner_user_id":"bad'),
+            Buffer.from([0xff, 0xfe]),
+            json('","email":"nu@example.com"}'),
+          ],
+        })
         expect(bad.status).toBe(400)
         expect(JSON.parse(bad.text).errors).toEqual([
           expect.objectContaining({ code: "GH1006", message: "invalid params: the body is not valid UTF-8" }),
         ])
         // A character split between two chunks is still one character.
         const e = json("é")
-        const split = yield* sendBytes(
-          `${base}/api/users`,
-          "POST",
-          [
+        const split = yield* nodeRequest(`${base}/api/users`, {
+          method: "POST",
+          headers,
+          chunks: [
             Buffer.concat([json('{"partner_user_id":"caf'), e.subarray(0, 1)]),
             Buffer.concat([e.subarray(1), json('","email":"cafe@example.com"}')]),
           ],
-          headers,
-        )
+        })
         expect(split.status).toBe(201)
         expect(JSON.parse(split.text).partner_user_id).toBe("café")
         const users = yield* call("GET", "/api/users", { token })
@@ -171,7 +134,11 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           "café",
         ])
         // GET takes no body: one that is not UTF-8 is ignored, as any body there is.
-        const ignored = yield* sendBytes(`${base}/api/users`, "GET", [Buffer.from([0xff])], headers)
+        const ignored = yield* nodeRequest(`${base}/api/users`, {
+          method: "GET",
+          headers,
+          chunks: [Buffer.from([0xff])],
+        })
         expect(ignored.status).toBe(200)
       }),
   )
@@ -336,13 +303,15 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           email: "c@example.com",
           name: "x".repeat(1_100_000),
         })
-        const reply = yield* sendChunked(`${base}/api/users`, body, {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
+        const reply = yield* nodeRequest(`${base}/api/users`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          chunks: piecesOf(body),
+          chunked: true,
         })
         expect(reply.status).toBe(413)
         expect(JSON.parse(reply.text).errors[0].code).toBe("GH1008")
-        expect(reply.headers["x-request-id"]).toEqual(expect.any(String))
+        expect(reply.headers.get("x-request-id")).toEqual(expect.any(String))
         const users = yield* call("GET", "/api/users", { token })
         expect(users.body.data).toEqual([])
         // The token endpoint's 413 carries the RFC 6749 fields too.
@@ -351,8 +320,11 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           client_id: clientId,
           client_secret: "x".repeat(1_100_000),
         }).toString()
-        const token413 = yield* sendChunked(`${base}/api/oauth/token`, form, {
-          "content-type": "application/x-www-form-urlencoded",
+        const token413 = yield* nodeRequest(`${base}/api/oauth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          chunks: piecesOf(form),
+          chunked: true,
         })
         expect(token413.status).toBe(413)
         expect(JSON.parse(token413.text)).toMatchObject({
