@@ -233,6 +233,12 @@ const rows: ReadonlyArray<Row> = [
     messages: ["token must be a string", "client_id must not contain NUL characters"],
   },
 
+  {
+    when: "a transactions cursor holds a number past the bigint range (it was a log position)",
+    request: () => ({ method: "GET", path: "/api/points/transactions?cursor=OTk5OTk5OTk5OTk5OTk5OTk5OQ" }),
+    messages: ["cursor is not a valid cursor"],
+  },
+
   // Over-long arrays: one entry, no element checked (seconds and megabytes of answer before).
   {
     when: "event_types holds 10,000 numbers",

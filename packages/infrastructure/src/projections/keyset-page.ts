@@ -26,26 +26,13 @@ export const encodeCursor = (key: string): string => Buffer.from(key, "utf8").to
 
 const invalidCursor = new InvalidParams({ field: "cursor", problem: "is not a valid cursor" })
 
-/** What a list is ordered by: a uuid key (UUID v7: creation order), or a position in the event log. */
-export type PageKey = "uuid" | "position"
-
-// A position is a positive bigint, written without leading zeros (so that it re-encodes to itself).
-const positionShape = /^[1-9][0-9]{0,18}$/
-
-/**
- * The key a cursor continues after; GH1006 unless it is exactly a cursor this module made for a list of this
- * key (a cursor of another kind of list is refused, not misread).
- */
-export const decodeCursor = (
-  cursor: string,
-  kind: PageKey = "uuid",
-): Effect.Effect<string, InvalidParams> => {
+/** The key a cursor continues after; GH1006 unless it is exactly a cursor this module made. */
+export const decodeCursor = (cursor: string): Effect.Effect<string, InvalidParams> => {
   // Bounded before decoding: a cursor is 48 characters; anything much longer is not one.
   if (cursor.length > 64) return Effect.fail(invalidCursor)
   const key = Buffer.from(cursor, "base64url").toString("utf8")
-  const shaped = kind === "uuid" ? isUuid(key) : positionShape.test(key)
   // Base64 decoding is lenient (it skips bad characters), so only a cursor that re-encodes to itself is ours.
-  return shaped && encodeCursor(key) === cursor ? Effect.succeed(key) : Effect.fail(invalidCursor)
+  return isUuid(key) && encodeCursor(key) === cursor ? Effect.succeed(key) : Effect.fail(invalidCursor)
 }
 
 /** The page size asked for: 1..100, 20 when absent; GH1006 otherwise. */
@@ -88,9 +75,9 @@ const toWhere = (filters: ReadonlyArray<Filter>) => {
 }
 
 /**
- * Reads one page of a table by keyset on its key (a uuid key: UUID v7, so creation order; or a log
- * position; newest first when `descending`): the rows after the cursor's key that pass every filter, at most `limit`, and the cursor of
- * the next page when there is more.
+ * Reads one page of a table by keyset on its uuid key (UUID v7, so creation order; newest first when
+ * `descending`), or on `orderBy` after the row the cursor names: the rows after it that pass every filter,
+ * at most `limit`, and the cursor of the next page when there is more.
  * One row beyond the page is read to know that, so the last page never points to an empty one. `columns`
  * must select `key` as it is: ORDER BY would otherwise sort by an alias of that name.
  */
@@ -103,23 +90,27 @@ export const selectPage = <Row, A>(options: {
   readonly keyOf: (row: Row) => string
   readonly toResource: (row: Row) => A
   readonly descending?: boolean
-  /** The kind of `key` (default uuid). */
-  readonly keyKind?: PageKey
+  /**
+   * A column to order by instead of the key (the transactions' log position): the cursor still names the
+   * last row by its key, so it says nothing of the column (a log position counts every partner's events).
+   */
+  readonly orderBy?: string
 }) =>
   Effect.gen(function* () {
-    const kind = options.keyKind ?? "uuid"
     const limit = yield* pageLimit(options.request.limit)
-    const after =
-      options.request.cursor === undefined ? null : yield* decodeCursor(options.request.cursor, kind)
+    const after = options.request.cursor === undefined ? null : yield* decodeCursor(options.request.cursor)
     const descending = options.descending === true
+    const order = options.orderBy ?? options.key
     const filters =
-      after === null ? options.filters : [...options.filters, keyAfter(options.key, after, descending, kind)]
+      after === null
+        ? options.filters
+        : [...options.filters, keyAfter(options.table, options.key, order, after, descending)]
     const { where, values } = toWhere(filters)
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.unsafe<Row & object>(
       `SELECT ${options.columns} FROM ${options.table}
        WHERE ${where}
-       ORDER BY ${options.key}${descending ? " DESC" : ""} LIMIT ${limit + 1}`,
+       ORDER BY ${order}${descending ? " DESC" : ""} LIMIT ${limit + 1}`,
       values,
     )
     const page = rows.slice(0, limit)
@@ -130,8 +121,10 @@ export const selectPage = <Row, A>(options: {
     } satisfies Page<A>
   })
 
-const keyAfter = (key: string, after: string, descending: boolean, kind: PageKey): Filter => ({
+const keyAfter = (table: string, key: string, order: string, after: string, descending: boolean): Filter => ({
   sql: (placeholder) =>
-    `${key} ${descending ? "<" : ">"} ${placeholder}::${kind === "uuid" ? "uuid" : "bigint"}`,
+    order === key
+      ? `${key} ${descending ? "<" : ">"} ${placeholder}::uuid`
+      : `${order} ${descending ? "<" : ">"} (SELECT ${order} FROM ${table} WHERE ${key} = ${placeholder}::uuid)`,
   value: after,
 })

@@ -196,14 +196,14 @@ export const findTransactions = (partnerId: string, request: FindTransactionsReq
   selectPage({
     table: "points_transactions",
     columns,
-    key: "global_position",
-    keyKind: "position",
+    key: "id",
+    orderBy: "global_position",
     filters: [
       equals("partner_id", partnerId),
       ...(request.reference_id === undefined ? [] : [textEquals("reference_id", request.reference_id)]),
       ...(request.user_id === undefined ? [] : [uuidEquals("user_id", request.user_id)]),
     ],
     request,
-    keyOf: (row: TransactionDatabaseRow) => row.global_position,
+    keyOf: (row: TransactionDatabaseRow) => row.id,
     toResource,
   })
