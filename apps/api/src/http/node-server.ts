@@ -34,9 +34,15 @@ const answerUnparsable = (error: Error & { readonly code?: string }, socket: Dup
 
 const withPublishedErrors = <S extends Server>(server: S): S => server.on("clientError", answerUnparsable)
 
-/** The API's HTTP server: bodies capped while read (CappedRequest), unparsable requests answered as published. */
-export const apiHttpServer = () => withPublishedErrors(createHttpServer({ IncomingMessage: CappedRequest }))
+/**
+ * The API's HTTP server: bodies capped while read (CappedRequest), unparsable requests answered as published,
+ * a missing Host header refused by the server middleware (Node's own check answers with a bare 400).
+ */
+export const apiHttpServer = () =>
+  withPublishedErrors(createHttpServer({ IncomingMessage: CappedRequest, requireHostHeader: false }))
 
 /** The API's HTTPS server, as apiHttpServer with the given certificate and key. */
 export const apiHttpsServer = (options: Pick<ServerOptions, "cert" | "key">) =>
-  withPublishedErrors(createHttpsServer({ ...options, IncomingMessage: CappedRequest }))
+  withPublishedErrors(
+    createHttpsServer({ ...options, IncomingMessage: CappedRequest, requireHostHeader: false }),
+  )

@@ -101,21 +101,31 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
       )
     }
     const handled =
-      // The router reads `;` and `#` as the end of the path (`/api/users/<id>;x` would be that user's route);
-      // no path of the contract has either, so such a path names no route.
-      /[;#]/.test(path)
+      // The router reads `;` and `#` as the end of the path (`/api/users/<id>;x` would be that user's route),
+      // and an empty segment as an empty parameter (`/api/users/` was Get user ""): no path of the contract
+      // has either, so such a path names no route.
+      /[;#]|\/\/|.\/$/.test(path)
         ? refused(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
-        : Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-          ? refused(payloadTooLarge())
-          : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
-            ? refused(
-                new ApiError({
-                  status: 415,
-                  errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
-                }),
-              )
-            : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
-              app
+        : // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check (turned off) answered it without a body.
+          request.headers.host === undefined &&
+            NodeHttpServerRequest.toIncomingMessage(request).httpVersion === "1.1"
+          ? refused(
+              new ApiError({
+                status: 400,
+                errors: [entryOf("GH1006", "invalid params: the Host header is required")],
+              }),
+            )
+          : Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
+            ? refused(payloadTooLarge())
+            : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
+              ? refused(
+                  new ApiError({
+                    status: 415,
+                    errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+                  }),
+                )
+              : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
+                app
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
