@@ -286,6 +286,22 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
           const orders = yield* call("GET", `/api/orders?user_id=${userId}`, { token })
           expect(orders.body.data).toEqual([])
 
+          // A bad key, or none where one is required, is reported beside the body's problems.
+          const bothBad = yield* call("POST", "/api/users", {
+            token,
+            json: { partner_user_id: "both", email: 5 },
+            headers: { "idempotency-key": "" },
+          })
+          expect(bothBad.body.errors.map((entry: { message: string }) => entry.message)).toEqual([
+            "email must be a string",
+            "Idempotency-Key must not be empty",
+          ])
+          const noKey = yield* call("POST", "/api/orders", {
+            token,
+            json: { ...noItems, reference_id: "ro-2" },
+          })
+          expect(noKey.status).toBe(400)
+          expect(noKey.body.errors.map((entry: { code: string }) => entry.code)).toEqual(["GH1006", "IK1003"])
           // Without a key nothing is recorded: each refusal is answered anew.
           const bare = yield* call("POST", "/api/points/add", { token, json: add(userId, 0, "rb-2") })
           const bareAgain = yield* call("POST", "/api/points/add", { token, json: add(userId, 0, "rb-2") })

@@ -1,5 +1,6 @@
 import { HttpApi } from "@effect/platform"
-import { PointsApi } from "@points/http-api"
+import { PointsApi, RequiredIdempotencyKeyHeader } from "@points/http-api"
+import { Option } from "effect"
 
 /** A route that takes a body: its method, its path template and pattern, and the media types it accepts. */
 export interface BodyRoute {
@@ -7,6 +8,8 @@ export interface BodyRoute {
   readonly template: string
   readonly path: RegExp
   readonly mediaTypes: ReadonlyArray<string>
+  /** Whether its Idempotency-Key is required (IK1003 without it), as the contract documents the header. */
+  readonly keyRequired: boolean
 }
 
 const FORM = "application/x-www-form-urlencoded"
@@ -27,6 +30,10 @@ const bodyRoutes: ReadonlyArray<BodyRoute> = (() => {
         template: endpoint.path,
         path: new RegExp(`^${pattern}$`),
         mediaTypes: declared.includes(FORM) ? [...declared, "application/json"] : declared,
+        keyRequired: Option.exists(
+          endpoint.headersSchema,
+          (headers) => headers.ast === RequiredIdempotencyKeyHeader.ast,
+        ),
       })
     },
   })

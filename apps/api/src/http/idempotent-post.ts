@@ -18,6 +18,7 @@ import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "e
 import { Settings } from "../config.js"
 import { answer } from "./answer.js"
 import { apiErrorOf, isPlatformError, unexpected } from "./api-error-of.js"
+import { bodyRouteOf } from "./body-routes.js"
 import { errorBodyText } from "./error-response.js"
 import { idempotencyReplays } from "./metrics.js"
 import { currentPartnerId, currentRequestId } from "./request-context.js"
@@ -262,11 +263,19 @@ export const refusedBeforeHandler = (
     ) {
       return yield* Effect.fail(refusal)
     }
-    // A bad or missing header is a problem of its own, answered with the body's (no key to record under).
+    // A bad header, or none where the key is required, is a problem of its own: answered beside the body's
+    // (one entry per problem found), with no key to record under.
+    const path = request.url.split("?")[0] ?? request.url
     const parsed = yield* Effect.either(
-      IdempotencyKey.parseIdempotencyKeyHeader(keyHeaderOf(request), { required: false }),
+      IdempotencyKey.parseIdempotencyKeyHeader(keyHeaderOf(request), {
+        required: bodyRouteOf(request.method, path)?.keyRequired === true,
+      }),
     )
-    if (Either.isLeft(parsed) || Option.isNone(parsed.right)) return yield* Effect.fail(refusal)
+    if (Either.isLeft(parsed)) {
+      const keyProblem = apiErrorOf(parsed.left).errors
+      return yield* Effect.fail(new ApiError({ status: 400, errors: [...refusal.errors, ...keyProblem] }))
+    }
+    if (Option.isNone(parsed.right)) return yield* Effect.fail(refusal)
     const sql = yield* SqlClient.SqlClient
     const claimRequest = yield* claimRequestOf(request, partnerId.value, parsed.right.value)
     const outcome = yield* sql.withTransaction(
