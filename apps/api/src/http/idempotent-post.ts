@@ -256,16 +256,16 @@ export const refusedBeforeHandler = (
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const partnerId = yield* FiberRef.get(currentPartnerId)
+    const path = request.url.split("?")[0] ?? request.url
     if (
       Option.isNone(partnerId) ||
-      !takesKey(request.method, request.url.split("?")[0] ?? request.url) ||
+      !takesKey(request.method, path) ||
       !IdempotencyKey.isRecordable(refusal.status)
     ) {
       return yield* Effect.fail(refusal)
     }
     // A bad header, or none where the key is required, is a problem of its own: answered beside the body's
     // (one entry per problem found), with no key to record under.
-    const path = request.url.split("?")[0] ?? request.url
     const parsed = yield* Effect.either(
       IdempotencyKey.parseIdempotencyKeyHeader(keyHeaderOf(request), {
         required: bodyRouteOf(request.method, path)?.keyRequired === true,
