@@ -13,7 +13,7 @@ import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
 import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
 import { AdminAuthenticationLive, AuthenticationLive, BearerTokensLive } from "./http/authentication.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
-import { OAuthHttpLive, oauthNoStoreBeforeRouting } from "./http/oauth-http.js"
+import { OAuthHttpLive } from "./http/oauth-http.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
 /** Every handler of the contract, with their authentication. */
@@ -41,9 +41,7 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
  * contract and an interactive reference at `/docs`, all inside the request-id / size / media-type middleware
  * (and the OAuth endpoints' HTTP rules). Needs an HttpServer, the database, and the settings.
  */
-export const HttpAppLive = HttpApiBuilder.serve((app) =>
-  oauthNoStoreBeforeRouting(serverMiddleware(app)),
-).pipe(
+export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
   // Paths are matched exactly as the contract spells them: the router's defaults also took `/API/users`,
   // `/api/users/` and `/api//users`, which the body checks (media type) and the key fingerprints did not.
   Layer.locally(HttpRouter.currentRouterConfig, {

@@ -3,7 +3,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { API_VERSION, ApiError } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
-import { entryOf, withOAuthFields } from "./api-error-of.js"
+import { entryOf, isOAuthPath, withOAuthFields } from "./api-error-of.js"
 import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
 import { errorBodyText, errorResponse } from "./error-response.js"
@@ -47,7 +47,8 @@ const payloadTooLarge = () =>
   })
 
 /**
- * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`,
+ * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`
+ * (and `Cache-Control: no-store` on the OAuth endpoints),
  * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type the route does not take (415 GH1010)
  * before anything reads them, and caps what may be read at the same size. Counts and times every request by
  * route template and status (`/metrics`) and writes its access log line.
@@ -65,6 +66,12 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const bodyRoute = bodyRouteOf(request.method, path)
     const accepted = bodyRoute?.mediaTypes
     const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
+    // Every answer of the OAuth endpoints, errors included, is not to be stored (RFC 6749 5.1).
+    const common = {
+      "X-Request-Id": requestId,
+      "Api-Version": API_VERSION,
+      ...(isOAuthPath(path) ? { "Cache-Control": "no-store", Pragma: "no-cache" } : {}),
+    }
     yield* FiberRef.set(currentRequestId, requestId)
     yield* annotate({ service: "api", request_id: requestId, method: request.method, path })
 
@@ -82,8 +89,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
       written = response.status
       return Effect.succeed(
         HttpServerResponse.setHeaders(response, {
-          "X-Request-Id": requestId,
-          "Api-Version": API_VERSION,
+          ...common,
           // An indeterminate 503 (database out of reach, contention) tells the client when to retry.
           ...(response.status === 503 && response.headers["retry-after"] === undefined
             ? { "Retry-After": "2" }
@@ -97,7 +103,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const refused = (error: ApiError) => {
       refusedAt = bodyRoute?.template
       return Effect.map(errorResponse(withOAuthFields(path, error)), (response) =>
-        HttpServerResponse.setHeaders(response, { "X-Request-Id": requestId, "Api-Version": API_VERSION }),
+        HttpServerResponse.setHeaders(response, common),
       )
     }
     const handled =
