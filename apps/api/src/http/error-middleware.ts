@@ -15,6 +15,7 @@ import {
 import { bodyWasNotUtf8 } from "./capped-request.js"
 import { refusedBeforeHandler } from "./idempotent-post.js"
 import { invalidParamsOf } from "./invalid-params.js"
+import { pathOf } from "./request-context.js"
 
 const isDatabaseUnreachable = (defect: unknown): boolean => {
   // A SqlError whose cause is a refused or dropped connection: the outcome is known not to have happened.
@@ -78,7 +79,7 @@ export const ErrorMiddlewareLive = HttpApiBuilder.middleware(
         }),
         Effect.catchAll((error) =>
           Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-            Effect.fail(withOAuthFields(request.url.split("?")[0] ?? request.url, error)),
+            Effect.fail(withOAuthFields(pathOf(request), error)),
           ),
         ),
       ),

@@ -17,11 +17,11 @@ import {
 import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
 import { Settings } from "../config.js"
 import { answer } from "./answer.js"
-import { apiErrorOf, isPlatformError, unexpected } from "./api-error-of.js"
+import { apiErrorOf, isOAuthPath, isPlatformError, unexpected } from "./api-error-of.js"
 import { bodyRouteOf } from "./body-routes.js"
 import { errorBodyText } from "./error-response.js"
 import { idempotencyReplays } from "./metrics.js"
-import { currentPartnerId, currentRequestId } from "./request-context.js"
+import { currentPartnerId, currentRequestId, pathOf } from "./request-context.js"
 
 /** What an idempotent POST does, and how its result is answered. */
 export interface IdempotentPost<A, I, E, R> {
@@ -131,7 +131,7 @@ const claimRequestOf = (
       key,
       fingerprint: IdempotencyKey.RequestFingerprint.make({
         method: request.method,
-        path: request.url.split("?")[0] ?? request.url,
+        path: pathOf(request),
         bodySha256: bodyDigest(text),
       }),
       leaseSeconds: settings.idempotencyLeaseSeconds,
@@ -237,7 +237,7 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
 
 // Every POST under /api takes a key, except the token endpoints (DESIGN.md section 4).
 const takesKey = (method: string, path: string) =>
-  method === "POST" && path.startsWith("/api/") && !path.startsWith("/api/oauth/")
+  method === "POST" && path.startsWith("/api/") && !isOAuthPath(path)
 
 /**
  * The answer to a keyed POST refused before its handler ran (its body failed the schema or was not JSON):
@@ -256,7 +256,7 @@ export const refusedBeforeHandler = (
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const partnerId = yield* FiberRef.get(currentPartnerId)
-    const path = request.url.split("?")[0] ?? request.url
+    const path = pathOf(request)
     if (
       Option.isNone(partnerId) ||
       !takesKey(request.method, path) ||

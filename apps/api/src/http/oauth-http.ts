@@ -2,6 +2,7 @@ import { Headers, HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { PointsApi } from "@points/http-api"
 import { Effect } from "effect"
 import { isOAuthPath } from "./api-error-of.js"
+import { pathOf } from "./request-context.js"
 
 const hasNoBody = (headers: Headers.Headers) =>
   (headers["content-length"] === undefined || headers["content-length"] === "0") &&
@@ -14,7 +15,7 @@ const hasNoBody = (headers: Headers.Headers) =>
  */
 export const OAuthHttpLive = HttpApiBuilder.middleware(PointsApi, (app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    isOAuthPath(request.url.split("?")[0] ?? request.url) && hasNoBody(request.headers)
+    isOAuthPath(pathOf(request)) && hasNoBody(request.headers)
       ? Effect.provideService(
           app,
           HttpServerRequest.HttpServerRequest,

@@ -11,3 +11,6 @@ export const currentRequestId: FiberRef.FiberRef<string> = FiberRef.unsafeMake("
 export const currentPartnerId: FiberRef.FiberRef<Option.Option<PartnerId>> = FiberRef.unsafeMake(
   Option.none<PartnerId>(),
 )
+
+/** A request's path: its URL without the query string. */
+export const pathOf = (request: { readonly url: string }): string => request.url.split("?")[0] ?? request.url

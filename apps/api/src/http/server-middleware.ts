@@ -8,7 +8,7 @@ import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
 import { errorBodyText, errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
-import { currentRequestId } from "./request-context.js"
+import { currentRequestId, pathOf } from "./request-context.js"
 
 const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
   (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
@@ -61,7 +61,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     let written: number | undefined
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
-    const path = request.url.split("?")[0] ?? request.url
+    const path = pathOf(request)
     const declaredLength = Number(request.headers["content-length"] ?? "0")
     const bodyRoute = bodyRouteOf(request.method, path)
     const accepted = bodyRoute?.mediaTypes
