@@ -3,6 +3,7 @@ import { createServer as createHttpsServer, type ServerOptions } from "node:http
 import type { Duplex } from "node:stream"
 import { API_VERSION } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
+import { entryOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
 
 // Node answers a request it cannot parse (a malformed request line or header, a duplicate Content-Length,
@@ -15,19 +16,17 @@ const answerUnparsable = (error: Error & { readonly code?: string }, socket: Dup
   }
   const tooLarge = error.code === "HPE_HEADER_OVERFLOW"
   const [status, reason] = tooLarge ? [431, "Request Header Fields Too Large"] : [400, "Bad Request"]
-  const id = uuidV7()
   const body = JSON.stringify({
     errors: [
-      {
-        id,
-        code: "GH1006",
-        message: tooLarge ? "invalid params: the request's headers are too large" : "malformed HTTP request",
-      },
+      entryOf(
+        "GH1006",
+        tooLarge ? "invalid params: the request's headers are too large" : "malformed HTTP request",
+      ),
     ],
   })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nApi-Version: ${API_VERSION}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${uuidV7()}\r\nApi-Version: ${API_VERSION}\r\n` +
       `Connection: close\r\n\r\n${body}`,
   )
 }
