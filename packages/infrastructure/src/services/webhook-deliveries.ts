@@ -90,7 +90,8 @@ export const replayWebhookDeliveries = (
       })
       if (eventIds.length > MAX_REPLAY_EVENTS) {
         return yield* new InvalidParams({
-          field: "since",
+          // A field the request gave (with only `until`, it named `since`).
+          field: request.since === undefined ? "until" : "since",
           problem: `selects more than ${MAX_REPLAY_EVENTS} events; replay a shorter range at a time`,
         })
       }

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { PartnerId } from "@points/domain"
 import { Effect } from "effect"
@@ -134,6 +135,22 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
       expect(
         yield* failure(replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [] })),
       ).toMatch(/^GH1006 event_ids must name 1 to/)
+      // A range of more than 10,000 events names the field the request gave (it always said `since`).
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`
+        INSERT INTO public_events (id, partner_id, type, occurred_at, data, global_position)
+        SELECT gen_random_uuid(), ${partner}, 'user.created', '2025-01-01T00:00:00Z', '{}'::jsonb, n
+        FROM generate_series(1000000001, 1000010001) AS n`
+      expect(
+        yield* failure(
+          replayWebhookDeliveries(context, endpoint.endpointId, { until: "2025-01-02T00:00:00Z" }),
+        ),
+      ).toBe("GH1006 until selects more than 10000 events; replay a shorter range at a time")
+      expect(
+        yield* failure(
+          replayWebhookDeliveries(context, endpoint.endpointId, { since: "2024-12-31T00:00:00Z" }),
+        ),
+      ).toBe("GH1006 since selects more than 10000 events; replay a shorter range at a time")
       expect(yield* deliveriesOf(endpoint.endpointId)).toEqual([])
     }),
   )
