@@ -1,38 +1,58 @@
 import { readFileSync } from "node:fs"
+import type { Server } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { housekeepingLayer } from "@points/infrastructure"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
-import { apiHttpServer, apiHttpsServer } from "./http/node-server.js"
+import { apiHttpServer, apiHttpsServer, drainServer } from "./http/node-server.js"
 import { HttpAppLive, UserActivationLive } from "./server.js"
 
-/** The HTTP(S) server on PORT/HOST: HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set. */
+/** The API's Node server itself, for the graceful stop that drains it. */
+class ApiNodeServer extends Context.Tag("@points/api/ApiNodeServer")<ApiNodeServer, Server>() {}
+
+/** The Node server: HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set, HTTP otherwise. */
+const NodeServerLive = Layer.effect(
+  ApiNodeServer,
+  Effect.map(Settings, (settings) =>
+    Option.match(
+      Option.zipWith(settings.tlsCertFile, settings.tlsKeyFile, (cert, key) => ({ cert, key })),
+      {
+        onNone: () => apiHttpServer(),
+        onSome: ({ cert, key }) => apiHttpsServer({ cert: readFileSync(cert), key: readFileSync(key) }),
+      },
+    ),
+  ),
+)
+
+/** The HTTP(S) server listening on PORT/HOST. */
 const ServerLive = Layer.unwrapEffect(
-  Effect.map(Settings, (settings) => {
-    const tls = Option.zipWith(settings.tlsCertFile, settings.tlsKeyFile, (cert, key) => ({
-      cert: readFileSync(cert),
-      key: readFileSync(key),
-    }))
-    const create = Option.match(tls, {
-      onNone: () => apiHttpServer,
-      onSome: (options) => () => apiHttpsServer(options),
-    })
-    const scheme = Option.isSome(tls) ? "https" : "http"
+  Effect.map(Effect.all([Settings, ApiNodeServer]), ([settings, server]) => {
+    const scheme = Option.isSome(settings.tlsCertFile) ? "https" : "http"
     // One line saying where it listens: operators (and the process tests) wait for it.
     const listening = Layer.effectDiscard(
-      Effect.flatMap(HttpServer.HttpServer, (server) =>
-        server.address._tag === "TcpAddress"
-          ? Effect.logInfo(`listening on ${scheme}://${server.address.hostname}:${server.address.port}`)
-          : Effect.logInfo(`listening on ${server.address.path}`),
+      Effect.flatMap(HttpServer.HttpServer, (http) =>
+        http.address._tag === "TcpAddress"
+          ? Effect.logInfo(`listening on ${scheme}://${http.address.hostname}:${http.address.port}`)
+          : Effect.logInfo(`listening on ${http.address.path}`),
       ),
     )
     return Layer.provideMerge(
       listening,
-      NodeHttpServer.layer(create, { port: settings.port, host: settings.host }),
+      NodeHttpServer.layer(() => server, { port: settings.port, host: settings.host }),
     )
   }),
 )
+
+/**
+ * The endpoints, stopped gracefully: on release the server first stops accepting and drains (drainServer)
+ * while every handler and what they use (the rate limiter, the token cache) still runs; only then are those
+ * released. Released the other way round, the server lost its request handler first, and a request arriving
+ * on a kept-alive connection was never answered, nor the process ever stopped.
+ */
+const ServingLive = Layer.scopedDiscard(
+  Effect.flatMap(ApiNodeServer, (server) => Effect.addFinalizer(() => drainServer(server))),
+).pipe(Layer.provide(HttpAppLive))
 
 /** Deletes expired idempotency keys, tokens and idle rate-limit rows every HOUSEKEEPING_INTERVAL_SECONDS. */
 const HousekeepingLive = Layer.unwrapEffect(
@@ -45,7 +65,8 @@ const HousekeepingLive = Layer.unwrapEffect(
  * The API as a service: the HTTP(S) server with every endpoint, and the user activation consumer. Needs the
  * database and the write side (WriteSideLive), so that a process running more than the API shares them.
  */
-export const ApiServiceLive = Layer.mergeAll(HttpAppLive, UserActivationLive, HousekeepingLive).pipe(
+export const ApiServiceLive = Layer.mergeAll(ServingLive, UserActivationLive, HousekeepingLive).pipe(
   Layer.provide(ServerLive),
+  Layer.provide(NodeServerLive),
   Layer.provide(Settings.layer),
 )

@@ -91,5 +91,62 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
           expect(references.size).toBe(REQUESTS)
         }),
     )
+
+    it.scoped(
+      "an API process sent SIGTERM with movements in flight answers each one it took (no 500, none left hanging) and exits 0 within 10 s",
+      () =>
+        Effect.gen(function* () {
+          const { base, env } = yield* processSettings({
+            RATE_LIMIT_PER_SECOND: "100000",
+            RATE_LIMIT_BURST: "100000",
+          })
+          const api = yield* listeningProcess(env, base)
+          const { token } = yield* newPartnerAt(base, "Stop Ltd")
+          const userId = yield* activeUserAt(base, token, "stop-1", 30)
+          const answered = yield* Deferred.make<void>()
+          const round = yield* Effect.fork(
+            Effect.forEach(
+              Array.from({ length: REQUESTS }, (_, n) => n),
+              (n) =>
+                Effect.exit(
+                  callAt(base, "POST", "/api/points/add", {
+                    token,
+                    json: { transaction: { user_id: userId, amount: 1, reference_id: `stop-${n}` } },
+                    headers: { "idempotency-key": `stop-${n}-${uuidV7()}` },
+                  }),
+                ).pipe(
+                  Effect.tap((exit) =>
+                    Exit.isSuccess(exit) && exit.value.status === 201
+                      ? Deferred.succeed(answered, undefined)
+                      : Effect.void,
+                  ),
+                  // A request the stopping server never took fails to connect; one it took must be answered.
+                  Effect.timeout("15 seconds"),
+                ),
+              { concurrency: "unbounded" },
+            ),
+          )
+          yield* Deferred.await(answered)
+          api.child.kill("SIGTERM")
+          const startedStopping = Date.now()
+          const exitCode = yield* Effect.promise(() => api.exit)
+          expect(exitCode).toBe(0)
+          expect(Date.now() - startedStopping).toBeLessThan(10_000)
+          const outcomes = yield* Fiber.join(round)
+          // None timed out: each was answered or never reached the server. The rate limiter once stopped before
+          // the server had drained: 500s, and requests that waited forever (the process with them, ~10 min).
+          const statuses = outcomes.map((exit) =>
+            Exit.isSuccess(exit) ? exit.value.status : "no connection",
+          )
+          expect(statuses.filter((status) => status !== 201 && status !== "no connection")).toEqual([])
+          const created = statuses.filter((status) => status === 201).length
+          expect(created).toBeGreaterThan(0)
+          // Every 201 is one committed transaction, and nothing else was written.
+          const restarted = yield* listeningProcess(env, base)
+          const account = yield* callAt(base, "GET", `/api/users/${userId}/points-account`, { token })
+          expect(account.body.balance).toBe(created)
+          yield* killProcess(restarted)
+        }),
+    )
   },
 )

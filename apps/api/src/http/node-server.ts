@@ -3,6 +3,7 @@ import { createServer as createHttpsServer, type ServerOptions } from "node:http
 import type { Duplex } from "node:stream"
 import { API_VERSION } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
+import { Effect } from "effect"
 import { entryOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
 
@@ -45,3 +46,22 @@ export const apiHttpsServer = (options: Pick<ServerOptions, "cert" | "key">) =>
   withPublishedErrors(
     createHttpsServer({ ...options, IncomingMessage: CappedRequest, requireHostHeader: false }),
   )
+
+/** How long in-flight requests get to finish once the server stops accepting (SIGTERM must end within 10 s). */
+const DRAIN_MILLISECONDS = 8_000
+
+/**
+ * Stops accepting connections and waits until every open one has closed: idle kept-alive ones at once, the
+ * others once their requests are answered (Node closes them when idle from then on), those still open after
+ * DRAIN_MILLISECONDS by force.
+ */
+export const drainServer = (server: Server) =>
+  Effect.async<void>((resume) => {
+    if (!server.listening) return resume(Effect.void)
+    const deadline = setTimeout(() => server.closeAllConnections(), DRAIN_MILLISECONDS)
+    server.close(() => {
+      clearTimeout(deadline)
+      resume(Effect.void)
+    })
+    server.closeIdleConnections()
+  })

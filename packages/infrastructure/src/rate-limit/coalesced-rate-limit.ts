@@ -1,6 +1,6 @@
 import type { SqlError } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
-import { Chunk, Deferred, Effect, Exit, Queue } from "effect"
+import { Chunk, Deferred, Effect, Exit, FiberId, Queue } from "effect"
 import {
   consumeRateLimit,
   consumeRateLimitCells,
@@ -39,13 +39,16 @@ const settle = (group: ReadonlyArray<Pending>) =>
  * A rate limiter that takes the concurrent requests of one key together: while one round of statements runs,
  * the requests that arrive queue, and the next round takes each key's queued requests in one statement
  * (`consumeRateLimitCells`) when its bucket holds them all, deciding each exactly as one at a time would.
- * A request alone is one statement, as `consumeRateLimit`. Scoped: its fiber stops with the scope.
+ * A request alone is one statement, as `consumeRateLimit`. Scoped: its fiber stops with the scope, and after
+ * that every request is decided alone (a server still finishing its requests goes on being limited).
  */
 export const makeCoalescedRateLimit = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const queue = yield* Queue.unbounded<Pending>()
-  const round = Effect.gen(function* () {
-    const pending = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, MAX_COALESCED_REQUESTS))
+  // Once the scope closes, requests are decided one by one, as without coalescing: the server may still be
+  // finishing requests that have yet to ask (a request offered to a queue nobody takes would wait forever).
+  let stopped = false
+  const settleAll = (pending: ReadonlyArray<Pending>) => {
     const groups = new Map<string, Array<Pending>>()
     for (const request of pending) {
       const id = `${request.policy.ratePerSecond}/${request.policy.burst} ${request.key}`
@@ -53,11 +56,10 @@ export const makeCoalescedRateLimit = Effect.gen(function* () {
       group.push(request)
       groups.set(id, group)
     }
-    yield* Effect.forEach(
+    return Effect.forEach(
       groups.values(),
       (group) =>
-        // Never interrupted half-way: a statement interrupted in flight would be cancelled on its connection.
-        Effect.flatMap(Effect.exit(Effect.uninterruptible(settle(group))), (exit) =>
+        Effect.flatMap(Effect.exit(settle(group)), (exit) =>
           Effect.forEach(
             group,
             (request, i) =>
@@ -69,22 +71,31 @@ export const makeCoalescedRateLimit = Effect.gen(function* () {
           ),
         ),
       { concurrency: "unbounded", discard: true },
-    )
-  }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+    ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+  }
+  // What a round took is settled whole, never interrupted half-way: a statement interrupted in flight would
+  // be cancelled on its connection, and a request taken but not answered would wait forever.
+  const round = Effect.flatMap(Queue.takeBetween(queue, 1, MAX_COALESCED_REQUESTS), (pending) =>
+    Effect.uninterruptible(settleAll(Chunk.toReadonlyArray(pending))),
+  )
   yield* Effect.forkScoped(Effect.forever(round))
-  // Requests still queued when the scope closes (the server has finished its requests by then) are told so.
+  // Requests still queued when the scope closes are decided too, and so is every later one (see `stopped`).
   yield* Effect.addFinalizer(() =>
-    Effect.flatMap(Queue.takeAll(queue), (left) =>
-      Effect.forEach(left, (request) => Deferred.die(request.done, new Error("the rate limiter stopped")), {
-        discard: true,
-      }),
-    ),
+    Effect.suspend(() => {
+      stopped = true
+      return Effect.flatMap(Queue.takeAll(queue), (left) => settleAll(Chunk.toReadonlyArray(left)))
+    }),
   )
   return {
     /** Takes one request from `key`'s bucket under `policy` (see consumeRateLimit). */
     consume: (key: string, policy: RateLimitPolicy) =>
-      Effect.flatMap(Deferred.make<RateLimitDecision, SqlError.SqlError>(), (done) =>
-        Effect.zipRight(Queue.offer(queue, { key, policy, done }), Deferred.await(done)),
-      ),
+      Effect.suspend(() => {
+        if (stopped)
+          return consumeRateLimit(key, policy).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        // Checked and queued in one synchronous step: the finalizer cannot slip in between and leave it queued.
+        const done = Deferred.unsafeMake<RateLimitDecision, SqlError.SqlError>(FiberId.none)
+        queue.unsafeOffer({ key, policy, done })
+        return Deferred.await(done)
+      }),
   }
 })

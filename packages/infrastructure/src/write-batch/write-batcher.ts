@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Metric, Queue } from "effect"
+import { Cause, Chunk, Context, Deferred, Effect, Exit, FiberId, Layer, Metric, Queue } from "effect"
 import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
 import { StreamVersionConflict } from "../event-store/stream-version-conflict.js"
@@ -33,39 +33,57 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
       const notifier = yield* LogNotifier
       const queue = yield* Queue.unbounded<Pending>()
 
-      const writeBatch = Effect.gen(function* () {
-        const batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, MAX_WRITE_BATCH_SIZE))
-        // Never interrupted half-way: a statement interrupted in flight would be cancelled on its connection.
-        const exit = yield* Effect.exit(
-          sql
-            .withTransaction(runBatch(batch.map((pending) => pending.entry)))
-            .pipe(Effect.provideService(InlineProjection, projection), Effect.uninterruptible),
-        )
-        if (Exit.isFailure(exit) && !isConflict(exit.cause)) {
-          yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
-        }
-        const results = Exit.isSuccess(exit) ? exit.value : batch.map(() => runAlone)
-        const committed = results.filter((result) => result._tag === "Committed").length
-        yield* Metric.increment(batchMetric.batches(Exit.isSuccess(exit) ? "committed" : "rolled_back"))
-        yield* Metric.incrementBy(batchMetric.requests("committed"), committed)
-        yield* Metric.incrementBy(batchMetric.requests("run_alone"), results.length - committed)
-        if (committed > 0) yield* notifier.committed
-        yield* Effect.forEach(batch, (pending, n) => Deferred.succeed(pending.done, results[n] ?? runAlone), {
-          discard: true,
+      // Once the layer is released, every request runs alone: the server may still be finishing requests that
+      // have yet to submit (one queued where nobody takes would wait forever).
+      let stopped = false
+      const writeBatch = (batch: ReadonlyArray<Pending>) =>
+        Effect.gen(function* () {
+          const exit = yield* Effect.exit(
+            sql
+              .withTransaction(runBatch(batch.map((pending) => pending.entry)))
+              .pipe(Effect.provideService(InlineProjection, projection)),
+          )
+          if (Exit.isFailure(exit) && !isConflict(exit.cause)) {
+            yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
+          }
+          const results = Exit.isSuccess(exit) ? exit.value : batch.map(() => runAlone)
+          const committed = results.filter((result) => result._tag === "Committed").length
+          yield* Metric.increment(batchMetric.batches(Exit.isSuccess(exit) ? "committed" : "rolled_back"))
+          yield* Metric.incrementBy(batchMetric.requests("committed"), committed)
+          yield* Metric.incrementBy(batchMetric.requests("run_alone"), results.length - committed)
+          if (committed > 0) yield* notifier.committed
+          yield* Effect.forEach(
+            batch,
+            (pending, n) => Deferred.succeed(pending.done, results[n] ?? runAlone),
+            {
+              discard: true,
+            },
+          )
         })
-      })
-      yield* Effect.forkScoped(Effect.forever(writeBatch))
-      // Requests still queued when the process stops run alone (the server finishes them before it stops).
+      // What a round took is written and answered whole, never interrupted half-way: a statement interrupted
+      // in flight would be cancelled on its connection, and a request taken but not answered would wait forever.
+      const round = Effect.flatMap(Queue.takeBetween(queue, 1, MAX_WRITE_BATCH_SIZE), (batch) =>
+        Effect.uninterruptible(writeBatch(Chunk.toReadonlyArray(batch))),
+      )
+      yield* Effect.forkScoped(Effect.forever(round))
+      // Requests still queued when the layer is released run alone, and so does every later one.
       yield* Effect.addFinalizer(() =>
-        Effect.flatMap(Queue.takeAll(queue), (left) =>
-          Effect.forEach(left, (pending) => Deferred.succeed(pending.done, runAlone), { discard: true }),
-        ),
+        Effect.suspend(() => {
+          stopped = true
+          return Effect.flatMap(Queue.takeAll(queue), (left) =>
+            Effect.forEach(left, (pending) => Deferred.succeed(pending.done, runAlone), { discard: true }),
+          )
+        }),
       )
       return {
         submit: (entry: BatchEntry) =>
-          Effect.flatMap(Deferred.make<BatchResult>(), (done) =>
-            Effect.zipRight(Queue.offer(queue, { entry, done }), Deferred.await(done)),
-          ),
+          Effect.suspend(() => {
+            if (stopped) return Effect.succeed(runAlone)
+            // Checked and queued in one synchronous step: the finalizer cannot slip in between.
+            const done = Deferred.unsafeMake<BatchResult>(FiberId.none)
+            queue.unsafeOffer({ entry, done })
+            return Deferred.await(done)
+          }),
       }
     }),
   )

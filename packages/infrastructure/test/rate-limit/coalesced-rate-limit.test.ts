@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Fiber, Scope } from "effect"
 import { consumeRateLimit, makeCoalescedRateLimit } from "../../src/index.js"
 import { testDatabase } from "../../src/testing/index.js"
 import { newId } from "../fixtures.js"
@@ -33,6 +33,30 @@ layer(testDatabase({ poolSize: 10 }), { excludeTestServices: true })("makeCoales
         // The bucket is empty for everyone else too.
         expect((yield* consumeRateLimit(key, policy)).allowed).toBe(false)
       }),
+  )
+
+  it.effect(
+    "decides every request after its scope closes (queued ones and later ones) instead of failing or hanging",
+    () =>
+      Effect.gen(function* () {
+        const key = `partner:${newId()}`
+        const scope = yield* Scope.make()
+        const limiter = yield* Scope.extend(makeCoalescedRateLimit, scope)
+        // Queued while the scope closes (a server still finishing its requests): they used to die with
+        // "the rate limiter stopped", and one queued after the close waited forever.
+        const queued = yield* Effect.fork(
+          Effect.forEach(Array.from({ length: 6 }), () => limiter.consume(key, policy), {
+            concurrency: "unbounded",
+          }),
+        )
+        yield* Scope.close(scope, Exit.void)
+        const late = yield* Effect.forEach(Array.from({ length: 6 }), () => limiter.consume(key, policy), {
+          concurrency: "unbounded",
+        })
+        const early = yield* Fiber.join(queued)
+        // Still one bucket: the burst of 10 went to ten of the twelve, in whatever order they were decided.
+        expect([...early, ...late].filter((decision) => decision.allowed)).toHaveLength(10)
+      }).pipe(Effect.timeout("20 seconds")),
   )
 
   it.scoped("keeps keys apart, and takes a key's requests together when its bucket holds them all", () =>
