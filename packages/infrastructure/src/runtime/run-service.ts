@@ -1,5 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, Effect, Layer, Logger } from "effect"
+import { databaseConfig } from "../database/database-config.js"
 import { logLevelSetting } from "./log-level.js"
 
 /** A long-running process: what it is called in its logs, the settings it reads, and what it runs. */
@@ -19,7 +20,8 @@ export interface ServiceDefinition<E> {
  */
 export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
   Effect.gen(function* () {
-    const [level] = yield* Config.all([logLevelSetting, service.settings])
+    // The database's settings too (every service has one), so that one line lists every bad value.
+    const [level] = yield* Config.all([logLevelSetting, databaseConfig, service.settings])
     return yield* Effect.scoped(
       Effect.zipRight(
         Layer.build(service.layer),
