@@ -7,6 +7,23 @@ import { killProcess, listeningProcess, processSettings } from "./processes.js"
 
 const REQUESTS = 80
 
+/**
+ * An API process (the rate limit out of the way) with a partner and an active user: where it listens, how to
+ * start it again, the process, the token and the user.
+ */
+const processWithUser = (partner: string) =>
+  Effect.gen(function* () {
+    const { base, env } = yield* processSettings({
+      RATE_LIMIT_PER_SECOND: "100000",
+      RATE_LIMIT_BURST: "100000",
+    })
+    const start = listeningProcess(env, base)
+    const api = yield* start
+    const { token } = yield* newPartnerAt(base, partner)
+    const userId = yield* activeUserAt(base, token, `${partner}-user`, 30)
+    return { base, start, api, token, userId }
+  })
+
 layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServices: true })(
   "Group commit across a killed process",
   (it) => {
@@ -14,14 +31,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
       "an API process SIGKILLed with batches of movements in flight: every retry after a restart ends in exactly one effect",
       () =>
         Effect.gen(function* () {
-          const { base, env } = yield* processSettings({
-            RATE_LIMIT_PER_SECOND: "100000",
-            RATE_LIMIT_BURST: "100000",
-          })
-          const start = listeningProcess(env, base)
-          const first = yield* start
-          const { token } = yield* newPartnerAt(base, "Batch Ltd")
-          const userId = yield* activeUserAt(base, token, "batch-1", 30)
+          const { base, start, api: first, token, userId } = yield* processWithUser("Batch Ltd")
 
           const requests = Array.from({ length: REQUESTS }, (_, n) => ({
             key: `batch-${n}-${uuidV7()}`,
@@ -96,13 +106,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
       "an API process sent SIGTERM with movements in flight answers each one it took (no 500, none left hanging) and exits 0 within 10 s",
       () =>
         Effect.gen(function* () {
-          const { base, env } = yield* processSettings({
-            RATE_LIMIT_PER_SECOND: "100000",
-            RATE_LIMIT_BURST: "100000",
-          })
-          const api = yield* listeningProcess(env, base)
-          const { token } = yield* newPartnerAt(base, "Stop Ltd")
-          const userId = yield* activeUserAt(base, token, "stop-1", 30)
+          const { base, start, api, token, userId } = yield* processWithUser("Stop Ltd")
           const answered = yield* Deferred.make<void>()
           const round = yield* Effect.fork(
             Effect.forEach(
@@ -142,7 +146,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
           const created = statuses.filter((status) => status === 201).length
           expect(created).toBeGreaterThan(0)
           // Every 201 is one committed transaction, and nothing else was written.
-          const restarted = yield* listeningProcess(env, base)
+          const restarted = yield* start
           const account = yield* callAt(base, "GET", `/api/users/${userId}/points-account`, { token })
           expect(account.body.balance).toBe(created)
           yield* killProcess(restarted)
