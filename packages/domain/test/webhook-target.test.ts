@@ -16,6 +16,9 @@ const nonPublicIpv4: ReadonlyArray<readonly [number, number]> = [
   [0xa9fe0000, 16], // 169.254/16
   [0xac100000, 12], // 172.16/12
   [0xc0a80000, 16], // 192.168/16
+  [0xc0000000, 24], // 192.0.0/24
+  [0xc6120000, 15], // 198.18/15
+  [0xe0000000, 3], // multicast 224/4 and reserved 240/4
 ]
 const inRange = (address: number, [base, prefix]: readonly [number, number]) =>
   address >>> (32 - prefix) === base >>> (32 - prefix)
@@ -82,6 +85,11 @@ describe("Webhook targets", () => {
       "https://[febf::1]/",
       "https://[::ffff:127.0.0.1]/",
       "https://[::ffff:a9fe:a9fe]/",
+      "https://224.0.0.1/",
+      "https://255.255.255.255/",
+      "https://[64:ff9b::7f00:1]/",
+      "https://[64:ff9b::10.0.0.1]/",
+      "https://[ff02::1]/",
       "https://localhost/",
       "https://api.localhost/",
       "https://LocalHost./",
@@ -105,6 +113,9 @@ describe("Webhook targets", () => {
       "https://[fec0::1]/",
       "https://[fe7f::1]/",
       "https://[::ffff:8.8.8.8]/",
+      "https://[64:ff9b::8.8.8.8]/",
+      "https://223.255.255.255/",
+      "https://198.20.0.1/",
       "https://localhost.acme.example/",
     ]) {
       expect(targetProblem(url, strict), url).toBeNull()

@@ -86,21 +86,32 @@ const parseIpv6 = (text: string): ReadonlyArray<number> | null => {
   return missing >= 1 ? [...head, ...Array<number>(missing).fill(0), ...tail] : null
 }
 
-const isNonPublicIpv4 = ([a, b]: Ipv4): boolean =>
+const isNonPublicIpv4 = ([a, b, c]: Ipv4): boolean =>
   a === 0 || // "this network", 0.0.0.0/8 (connecting to 0.0.0.0 reaches the local host)
   a === 10 ||
   a === 127 ||
   (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
   (a === 169 && b === 254) ||
   (a === 172 && b >= 16 && b <= 31) ||
-  (a === 192 && b === 168)
+  (a === 192 && b === 168) ||
+  (a === 192 && b === 0 && c === 0) || // IETF protocol assignments, 192.0.0.0/24
+  (a === 198 && (b === 18 || b === 19)) || // benchmarking, 198.18.0.0/15
+  a >= 224 // multicast 224/4, reserved 240/4 and the broadcast address
 
 const isNonPublicIpv6 = (groups: ReadonlyArray<number>): boolean => {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups
   const upperZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0
   if (upperZero && g5 === 0 && g6 === 0 && (g7 === 0 || g7 === 1)) return true // :: (unspecified) and ::1
-  if (upperZero && g5 === 0xffff) return isNonPublicIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]) // IPv4-mapped
-  return (g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfe80 // unique local fc00::/7, link-local fe80::/10
+  const embedded: Ipv4 = [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]
+  if (upperZero && g5 === 0xffff) return isNonPublicIpv4(embedded) // IPv4-mapped
+  // NAT64 (64:ff9b::/96) reaches the IPv4 address it embeds.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
+    return isNonPublicIpv4(embedded)
+  return (
+    (g0 & 0xfe00) === 0xfc00 || // unique local fc00::/7
+    (g0 & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (g0 & 0xff00) === 0xff00 // multicast ff00::/8
+  )
 }
 
 /** True when a URL host (as `URL.hostname` gives it) is `localhost` or a loopback, private or link-local literal. */
