@@ -1,6 +1,7 @@
 import type { SqlError } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
-import { Chunk, Deferred, Effect, Exit, FiberId, Queue } from "effect"
+import { Deferred, Effect, Exit } from "effect"
+import { makeRoundQueue, type Pending as RoundPending } from "../runtime/round-queue.js"
 import {
   consumeRateLimit,
   consumeRateLimitCells,
@@ -12,11 +13,13 @@ import { gcraOf, type RateLimitPolicy } from "./rate-limit-policy.js"
 /** The most requests one round of the coalescing limiter takes from its queue. */
 export const MAX_COALESCED_REQUESTS = 256
 
-interface Pending {
+/** What a request asks of the limiter. */
+interface Ask {
   readonly key: string
   readonly policy: RateLimitPolicy
-  readonly done: Deferred.Deferred<RateLimitDecision, SqlError.SqlError>
 }
+
+type Pending = RoundPending<Ask, RateLimitDecision, SqlError.SqlError>
 
 // The requests of one key and policy in a round, in arrival order: one statement takes them all at once when
 // the bucket holds them all (request i then ran ahead by i + 1 - n emissions less than the last); otherwise
@@ -25,7 +28,7 @@ const settle = (group: ReadonlyArray<Pending>) =>
   Effect.gen(function* () {
     const first = group[0]
     if (first === undefined) return []
-    const { key, policy } = first
+    const { key, policy } = first.item
     if (group.length === 1) return [yield* consumeRateLimit(key, policy)]
     const together = yield* consumeRateLimitCells(key, policy, group.length)
     if (!together.allowed) return yield* Effect.forEach(group, () => consumeRateLimit(key, policy))
@@ -44,14 +47,10 @@ const settle = (group: ReadonlyArray<Pending>) =>
  */
 export const makeCoalescedRateLimit = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const queue = yield* Queue.unbounded<Pending>()
-  // Once the scope closes, requests are decided one by one, as without coalescing: the server may still be
-  // finishing requests that have yet to ask (a request offered to a queue nobody takes would wait forever).
-  let stopped = false
   const settleAll = (pending: ReadonlyArray<Pending>) => {
     const groups = new Map<string, Array<Pending>>()
     for (const request of pending) {
-      const id = `${request.policy.ratePerSecond}/${request.policy.burst} ${request.key}`
+      const id = `${request.item.policy.ratePerSecond}/${request.item.policy.burst} ${request.item.key}`
       const group = groups.get(id) ?? []
       group.push(request)
       groups.set(id, group)
@@ -73,29 +72,16 @@ export const makeCoalescedRateLimit = Effect.gen(function* () {
       { concurrency: "unbounded", discard: true },
     ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
   }
-  // What a round took is settled whole, never interrupted half-way: a statement interrupted in flight would
-  // be cancelled on its connection, and a request taken but not answered would wait forever.
-  const round = Effect.flatMap(Queue.takeBetween(queue, 1, MAX_COALESCED_REQUESTS), (pending) =>
-    Effect.uninterruptible(settleAll(Chunk.toReadonlyArray(pending))),
-  )
-  yield* Effect.forkScoped(Effect.forever(round))
-  // Requests still queued when the scope closes are decided too, and so is every later one (see `stopped`).
-  yield* Effect.addFinalizer(() =>
-    Effect.suspend(() => {
-      stopped = true
-      return Effect.flatMap(Queue.takeAll(queue), (left) => settleAll(Chunk.toReadonlyArray(left)))
-    }),
-  )
+  // Once the scope closes, requests are decided one by one, as without coalescing.
+  const queue = yield* makeRoundQueue({
+    maxRound: MAX_COALESCED_REQUESTS,
+    round: settleAll,
+    leftover: settleAll,
+    afterStop: ({ key, policy }: Ask) =>
+      consumeRateLimit(key, policy).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+  })
   return {
     /** Takes one request from `key`'s bucket under `policy` (see consumeRateLimit). */
-    consume: (key: string, policy: RateLimitPolicy) =>
-      Effect.suspend(() => {
-        if (stopped)
-          return consumeRateLimit(key, policy).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-        // Checked and queued in one synchronous step: the finalizer cannot slip in between and leave it queued.
-        const done = Deferred.unsafeMake<RateLimitDecision, SqlError.SqlError>(FiberId.none)
-        queue.unsafeOffer({ key, policy, done })
-        return Deferred.await(done)
-      }),
+    consume: (key: string, policy: RateLimitPolicy) => queue.submit({ key, policy }),
   }
 })

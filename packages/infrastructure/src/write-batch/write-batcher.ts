@@ -1,18 +1,16 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Chunk, Context, Deferred, Effect, Exit, FiberId, Layer, Metric, Queue } from "effect"
+import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Metric } from "effect"
 import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
 import { StreamVersionConflict } from "../event-store/stream-version-conflict.js"
+import { makeRoundQueue, type Pending as RoundPending } from "../runtime/round-queue.js"
 import { batchMetric } from "./batch-metrics.js"
 import { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-batch.js"
 
 /** The most requests one batch writes: bounds the statements' arrays and the time the batch holds its locks. */
 export const MAX_WRITE_BATCH_SIZE = 64
 
-interface Pending {
-  readonly entry: BatchEntry
-  readonly done: Deferred.Deferred<BatchResult>
-}
+type Pending = RoundPending<BatchEntry, BatchResult, never>
 
 /**
  * Group commit of idempotent writes: the requests that arrive while a batch is being written are written
@@ -31,16 +29,12 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
       const sql = yield* SqlClient.SqlClient
       const projection = yield* InlineProjection
       const notifier = yield* LogNotifier
-      const queue = yield* Queue.unbounded<Pending>()
 
-      // Once the layer is released, every request runs alone: the server may still be finishing requests that
-      // have yet to submit (one queued where nobody takes would wait forever).
-      let stopped = false
       const writeBatch = (batch: ReadonlyArray<Pending>) =>
         Effect.gen(function* () {
           const exit = yield* Effect.exit(
             sql
-              .withTransaction(runBatch(batch.map((pending) => pending.entry)))
+              .withTransaction(runBatch(batch.map((pending) => pending.item)))
               .pipe(Effect.provideService(InlineProjection, projection)),
           )
           if (Exit.isFailure(exit) && !isConflict(exit.cause)) {
@@ -60,31 +54,15 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
             },
           )
         })
-      // What a round took is written and answered whole, never interrupted half-way: a statement interrupted
-      // in flight would be cancelled on its connection, and a request taken but not answered would wait forever.
-      const round = Effect.flatMap(Queue.takeBetween(queue, 1, MAX_WRITE_BATCH_SIZE), (batch) =>
-        Effect.uninterruptible(writeBatch(Chunk.toReadonlyArray(batch))),
-      )
-      yield* Effect.forkScoped(Effect.forever(round))
-      // Requests still queued when the layer is released run alone, and so does every later one.
-      yield* Effect.addFinalizer(() =>
-        Effect.suspend(() => {
-          stopped = true
-          return Effect.flatMap(Queue.takeAll(queue), (left) =>
-            Effect.forEach(left, (pending) => Deferred.succeed(pending.done, runAlone), { discard: true }),
-          )
-        }),
-      )
-      return {
-        submit: (entry: BatchEntry) =>
-          Effect.suspend(() => {
-            if (stopped) return Effect.succeed(runAlone)
-            // Checked and queued in one synchronous step: the finalizer cannot slip in between.
-            const done = Deferred.unsafeMake<BatchResult>(FiberId.none)
-            queue.unsafeOffer({ entry, done })
-            return Deferred.await(done)
-          }),
-      }
+      // Once the layer is released, requests still queued and every later one run alone.
+      const queue = yield* makeRoundQueue({
+        maxRound: MAX_WRITE_BATCH_SIZE,
+        round: writeBatch,
+        leftover: (left) =>
+          Effect.forEach(left, (pending) => Deferred.succeed(pending.done, runAlone), { discard: true }),
+        afterStop: () => Effect.succeed(runAlone),
+      })
+      return { submit: queue.submit }
     }),
   )
 
