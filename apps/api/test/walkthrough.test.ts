@@ -64,6 +64,14 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
 
         const account = yield* call("GET", `/api/users/${created.body.id}/points-account`, { token })
         expect(account.body.balance).toBe(first.body.balance_after)
+        // The add that opened the account (this one, or the early one if it landed) changed the user too: it
+        // names the account, one version later.
+        const user = yield* call("GET", `/api/users/${created.body.id}`, { token })
+        expect(user.body).toMatchObject({
+          points_account_id: account.body.id,
+          version: early.status === 201 ? active.body.version : active.body.version + 1,
+          updated_at: account.body.created_at,
+        })
         const transaction = yield* call("GET", `/api/points/transactions/${first.body.id}`, { token })
         expect(transaction.body).toEqual(first.body)
         const byReference = yield* call("GET", "/api/points/transactions?reference_id=bonus-1", { token })

@@ -1,4 +1,4 @@
-import { describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, TestClock } from "effect"
 import {
   AlreadyClosed,
@@ -8,8 +8,9 @@ import {
   User,
   UserBeingProcessed,
 } from "../src/index.js"
-import { DeciderSpecification } from "../src/testing/index.js"
+import { DeciderSpecification, replay } from "../src/testing/index.js"
 import { epoch, partnerId, userId } from "./fixtures.js"
+import { accountId } from "./ledger-fixtures.js"
 
 const spec = DeciderSpecification.for(User.decider)
 const email = Email.make("ada@example.com")
@@ -23,6 +24,7 @@ const registered = User.UserRegistered.make({
 })
 const activated = User.UserActivated.make({ userId, at: epoch })
 const closed = User.UserClosed.make({ userId, at: epoch })
+const linked = User.PointsAccountLinked.make({ userId, accountId, at: epoch })
 
 describe("User", () => {
   it.effect("registers a user as processing, stamped with the clock", () =>
@@ -87,6 +89,29 @@ describe("User", () => {
         .given([registered, activated, closed])
         .when(User.UpdateUser.make({ userId, name: "x" }))
         .thenFails(new AlreadyClosed({ resource: "user", id: userId }))
+    }),
+  )
+
+  it.effect("names the user's new points account once, as a change of the user (its version grows)", () =>
+    Effect.gen(function* () {
+      const openedAt = DateTime.unsafeMake(9000)
+      yield* spec
+        .given([registered, activated])
+        .when(User.LinkPointsAccount.make({ userId, accountId, openedAt }))
+        .then([User.PointsAccountLinked.make({ userId, accountId, at: openedAt })])
+      const before = replay(User.decider, [registered, activated])
+      const after = replay(User.decider, [registered, activated, linked])
+      expect(before._tag === "Registered" && before.pointsAccountId).toBeNull()
+      expect(after).toMatchObject({ pointsAccountId: accountId, version: 3, updatedAt: epoch })
+      // A second link (a concurrent opening read the user after the first committed) changes nothing.
+      yield* spec
+        .given([registered, activated, linked])
+        .when(User.LinkPointsAccount.make({ userId, accountId, openedAt: epoch }))
+        .thenNothingHappens()
+      yield* spec
+        .given([registered])
+        .when(User.LinkPointsAccount.make({ userId, accountId, openedAt: epoch }))
+        .thenFails(new UserBeingProcessed({ userId }))
     }),
   )
 

@@ -318,6 +318,50 @@ describe("Failing an order", () => {
   )
 })
 
+describe("Opening a user's points account", () => {
+  const open = Ledger.OpenAccount.make({ userId, accountId, holder: "active" })
+  const add = Ledger.AddPoints.make({
+    userId,
+    accountId,
+    transactionId: addTransactionId,
+    amount: Points.make(500),
+    referenceId,
+    description: null,
+    holder: "active",
+  })
+
+  it.effect("names the account on the user when it opens, explicitly or by the first Add points", () =>
+    Effect.gen(function* () {
+      const user = userOf(registered, activated)
+      const explicit = yield* Workflows.openAccountForUser({ user, ledger: ledgerOf() }, open)
+      expect(explicit.ledger.map((event) => event._tag)).toEqual(["AccountOpened"])
+      // The user changed when the account opened, at the same moment.
+      expect(explicit.user).toEqual([
+        User.PointsAccountLinked.make({ userId, accountId, at: explicit.ledger[0]?.at ?? epoch }),
+      ])
+      const implicit = yield* Workflows.openAccountForUser({ user, ledger: ledgerOf() }, add)
+      expect(implicit.ledger.map((event) => event._tag)).toEqual(["AccountOpened", "PointsAdded"])
+      expect(implicit.user.map((event) => event._tag)).toEqual(["PointsAccountLinked"])
+    }),
+  )
+
+  it.effect("leaves the user alone when the account exists, and refuses what the ledger refuses", () =>
+    Effect.gen(function* () {
+      const user = userOf(registered, activated)
+      const again = yield* Workflows.openAccountForUser({ user, ledger: ledgerOf(opened) }, add)
+      expect(again.user).toEqual([])
+      expect(again.ledger.map((event) => event._tag)).toEqual(["PointsAdded"])
+      const processing = yield* Effect.flip(
+        Workflows.openAccountForUser(
+          { user: userOf(registered), ledger: ledgerOf() },
+          Ledger.AddPoints.make({ ...add, holder: "processing" }),
+        ),
+      )
+      expect(processing).toEqual(new UserBeingProcessed({ userId }))
+    }),
+  )
+})
+
 describe("Closing a user", () => {
   it.effect("closes the user and their points account together", () =>
     Effect.gen(function* () {

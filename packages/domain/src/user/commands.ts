@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { PartnerId, UserId } from "../shared/ids.js"
+import { AccountId, PartnerId, UserId } from "../shared/ids.js"
 import { DisplayName, Email, PartnerUserId } from "../shared/text.js"
 
 /** Register a partner's user (status processing). */
@@ -28,5 +28,13 @@ export class CloseUser extends Schema.TaggedClass<CloseUser>()("CloseUser", {
   userId: UserId,
 }) {}
 
+/** Name the user's newly opened points account on the user (decided with the ledger's AccountOpened). */
+export class LinkPointsAccount extends Schema.TaggedClass<LinkPointsAccount>()("LinkPointsAccount", {
+  userId: UserId,
+  accountId: AccountId,
+  /** When the account opened: the user changed at that moment too. */
+  openedAt: Schema.DateTimeUtc,
+}) {}
+
 /** Every command a user accepts. */
-export type UserCommand = RegisterUser | ActivateUser | UpdateUser | CloseUser
+export type UserCommand = RegisterUser | ActivateUser | UpdateUser | LinkPointsAccount | CloseUser

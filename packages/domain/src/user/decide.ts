@@ -2,7 +2,14 @@ import { DateTime, Effect } from "effect"
 import { AlreadyClosed, ResourceNotFound, UserBeingProcessed } from "../errors/business-errors.js"
 import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import type { UserCommand } from "./commands.js"
-import { UserActivated, UserClosed, UserDetailsChanged, type UserEvent, UserRegistered } from "./events.js"
+import {
+  PointsAccountLinked,
+  UserActivated,
+  UserClosed,
+  UserDetailsChanged,
+  type UserEvent,
+  UserRegistered,
+} from "./events.js"
 import type { RegisteredUser, UserStanding, UserState } from "./state.js"
 
 /** The errors a user command can be refused with. */
@@ -69,6 +76,15 @@ export const decide = (
         const name = command.name === undefined ? user.name : command.name
         if (email === user.email && name === user.name) return []
         return [UserDetailsChanged.make({ userId: command.userId, email, name, at }, validatedElsewhere)]
+      }
+      case "LinkPointsAccount": {
+        const user = yield* ensureWritable(state, command.userId)
+        // The ledger opens one account per user, so a user that names one was read beside a ledger read just
+        // before a concurrent opening committed: nothing here, and that unit's append of the ledger conflicts
+        // (the stream exists now), so it runs again on what committed.
+        if (user.pointsAccountId !== null) return []
+        const { userId, accountId, openedAt } = command
+        return [PointsAccountLinked.make({ userId, accountId, at: openedAt }, validatedElsewhere)]
       }
       case "CloseUser": {
         yield* ensureWritable(state, command.userId)

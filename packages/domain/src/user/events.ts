@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { eventCatalog } from "../shared/event-catalog.js"
-import { PartnerId, UserId } from "../shared/ids.js"
+import { AccountId, PartnerId, UserId } from "../shared/ids.js"
 import { DisplayName, Email, PartnerUserId } from "../shared/text.js"
 
 /** A partner registered one of its users; the account is being processed until activated. */
@@ -33,8 +33,24 @@ export class UserClosed extends Schema.TaggedClass<UserClosed>()("UserClosed", {
   at: Schema.DateTimeUtc,
 }) {}
 
+/**
+ * The user's points account was opened (explicitly, or by the first Add points): the user names it from now
+ * on. Appended with the ledger's AccountOpened, in one unit of work, so the user's version grows with it.
+ */
+export class PointsAccountLinked extends Schema.TaggedClass<PointsAccountLinked>()("PointsAccountLinked", {
+  userId: UserId,
+  accountId: AccountId,
+  at: Schema.DateTimeUtc,
+}) {}
+
 /** Every event of a user's stream. */
-export type UserEvent = UserRegistered | UserActivated | UserDetailsChanged | UserClosed
+export type UserEvent = UserRegistered | UserActivated | UserDetailsChanged | PointsAccountLinked | UserClosed
 
 /** How user events are stored and read back. */
-export const userEvents = eventCatalog([UserRegistered, UserActivated, UserDetailsChanged, UserClosed])
+export const userEvents = eventCatalog([
+  UserRegistered,
+  UserActivated,
+  UserDetailsChanged,
+  PointsAccountLinked,
+  UserClosed,
+])

@@ -20,6 +20,7 @@ export const evolve = (state: UserState, event: UserEvent): UserState => {
         email: event.email,
         name: event.name,
         status: "processing",
+        pointsAccountId: null,
         createdAt: event.at,
         updatedAt: event.at,
         version: 1,
@@ -33,6 +34,12 @@ export const evolve = (state: UserState, event: UserEvent): UserState => {
       const user = registered(state, event)
       invariant(user.status === "active", `UserDetailsChanged while ${user.status}`)
       return { ...user, email: event.email, name: event.name, updatedAt: event.at, version: user.version + 1 }
+    }
+    case "PointsAccountLinked": {
+      const user = registered(state, event)
+      invariant(user.status === "active", `PointsAccountLinked while ${user.status}`)
+      invariant(user.pointsAccountId === null, "PointsAccountLinked to a user that has an account")
+      return { ...user, pointsAccountId: event.accountId, updatedAt: event.at, version: user.version + 1 }
     }
     case "UserClosed": {
       const user = registered(state, event)

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { PartnerId, UserId } from "../shared/ids.js"
+import { AccountId, PartnerId, UserId } from "../shared/ids.js"
 import { Email, PartnerUserId } from "../shared/text.js"
 import type { UserState } from "./state.js"
 
@@ -10,6 +10,7 @@ const RegisteredUserSnapshot = Schema.TaggedStruct("Registered", {
   email: Email,
   name: Schema.NullOr(Schema.String),
   status: Schema.Literal("processing", "active", "closed"),
+  pointsAccountId: Schema.NullOr(AccountId),
   createdAt: Schema.DateTimeUtc,
   updatedAt: Schema.DateTimeUtc,
   version: Schema.Int,
@@ -25,4 +26,4 @@ export const UserStateSnapshot: Schema.Schema<UserState, typeof UserStateSnapsho
   UserStateSnapshotUnion
 
 /** The name (and revision) of the user's snapshot format. */
-export const USER_SNAPSHOT = "user/1"
+export const USER_SNAPSHOT = "user/2"

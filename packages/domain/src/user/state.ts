@@ -1,5 +1,5 @@
 import { type DateTime, Schema } from "effect"
-import type { PartnerId, UserId } from "../shared/ids.js"
+import type { AccountId, PartnerId, UserId } from "../shared/ids.js"
 import type { Email, PartnerUserId } from "../shared/text.js"
 
 /** A user's lifecycle: processing until activated, then active until closed. */
@@ -14,6 +14,8 @@ export interface RegisteredUser {
   readonly email: Email
   readonly name: string | null
   readonly status: UserStatus
+  /** The user's points account, once one is opened (a user has at most one). */
+  readonly pointsAccountId: AccountId | null
   readonly createdAt: DateTime.Utc
   readonly updatedAt: DateTime.Utc
   /** Grows with every event; published as the resource's `version`. */

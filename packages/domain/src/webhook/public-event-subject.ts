@@ -32,6 +32,7 @@ export const publicEventSubjectOf = (event: AnnounceableEvent): PublicEventSubje
     case "UserClosed":
       return { type: "user.closed", resource: "user", resourceId: event.userId }
     case "UserDetailsChanged":
+    case "PointsAccountLinked":
       return null
     case "PointsAdded":
       return { type: "points.added", resource: "transaction", resourceId: event.transactionId }

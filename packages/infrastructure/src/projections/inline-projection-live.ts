@@ -10,7 +10,7 @@ import { pointsAccountRowOf, pointsAccountsUpsert, upsertPointsAccounts } from "
 import { ledgerPublicEventRows, writeWithPublicEvents } from "./public-event-rows.js"
 import { insertPublicEvents, publicEventsInsert } from "./public-events.js"
 import { insertTransactionsAfter, isMovement, transactionRowOf } from "./transactions.js"
-import { linkPointsAccount, upsertUsers, userRowOf } from "./users.js"
+import { upsertUsers, userRowOf } from "./users.js"
 import { deleteWebhookEndpoint, upsertWebhookEndpoints, webhookEndpointRowOf } from "./webhook-endpoints.js"
 
 // Rows come from the aggregate's state after the events (not from replaying each event against the row), so
@@ -22,18 +22,15 @@ const writeRow = <Row, E, R>(
 ): Effect.Effect<void, E, R> => (row === null ? Effect.void : Effect.asVoid(write([row])))
 
 // The account row, its new transactions and their public events go in one statement (one round trip while
-// the account's stream is locked); the link from the user is written once, when the account opens.
+// the account's stream is locked). The user's row names the account from the user's own state.
 const projectLedger = (change: StreamChange) =>
   Effect.gen(function* () {
     const account = pointsAccountRowOf(change.partnerId, change.state as Ledger.LedgerState)
     const transactions = []
     for (const recorded of change.events) {
       const event = recorded.event as Ledger.LedgerEvent
-      if (event._tag === "AccountOpened") {
-        yield* linkPointsAccount(change.partnerId, event.userId, event.accountId)
-      } else if (isMovement(event)) {
+      if (isMovement(event))
         transactions.push(transactionRowOf(change.partnerId, recorded.globalPosition, event))
-      }
     }
     const announced = ledgerPublicEventRows(change)
     if (transactions.length === 0) {

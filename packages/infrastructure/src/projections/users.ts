@@ -21,7 +21,7 @@ export interface UserRow {
   readonly version: number
 }
 
-/** The row of a user's state; none before registration. Its points account comes from the ledger. */
+/** The row of a user's state; none before registration. */
 export const userRowOf = (partnerId: string, state: User.UserState): UserRow | null =>
   state._tag === "Registered"
     ? {
@@ -31,15 +31,16 @@ export const userRowOf = (partnerId: string, state: User.UserState): UserRow | n
         email: state.email,
         name: state.name,
         status: state.status,
-        points_account_id: null,
+        points_account_id: state.pointsAccountId,
         created_at: isoOf(state.createdAt),
         updated_at: isoOf(state.updatedAt),
         version: state.version,
       }
     : null
 
-// A user row written after its account (a rebuild, or both streams in one unit of work in either order) finds
-// the account itself; an account id in the row wins, and an existing link is never cleared.
+// A user's stream names its points account (PointsAccountLinked, appended with the account's opening). A user
+// whose account was opened before that event existed has none: its row keeps the link it has, or finds the
+// account in points_accounts (a rebuild links it from the ledger). An existing link is never cleared.
 const upsertStatement = `
   INSERT INTO users (id, partner_id, partner_user_id, email, name, status, points_account_id, created_at,
                      updated_at, version)
@@ -71,14 +72,6 @@ export const upsertUsers = (rows: ReadonlyArray<UserRow>) =>
       rows.map((row) => row.updated_at),
       rows.map((row) => row.version),
     ]),
-  )
-
-/** Records a user's points account on the user's row (when the ledger projects AccountOpened). */
-export const linkPointsAccount = (partnerId: string, userId: string, accountId: string) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`UPDATE users SET points_account_id = ${accountId}
-                 WHERE partner_id = ${partnerId} AND id = ${userId}`,
   )
 
 interface UserDatabaseRow {

@@ -10,6 +10,7 @@ import {
   User,
   type UserId,
   validatedElsewhere,
+  Workflows,
 } from "@points/domain"
 import { Effect } from "effect"
 import type { Outcome, States } from "../event-store/decide-and-append.js"
@@ -39,14 +40,11 @@ export const openPointsAccount = (context: RequestContext, userId: string) =>
     const accountId = AccountId.make(uuidV7())
     return yield* writeThenRead(
       runUnitOfWork(
-        { user: readOnly(userStream(id)), ledger: ledgerStream(id) },
+        { user: userStream(id), ledger: ledgerStream(id) },
         (s) =>
-          Effect.map(
-            Ledger.decide(
-              Ledger.OpenAccount.make({ userId: id, accountId, holder: User.standingOf(s.user) }),
-              s.ledger,
-            ),
-            (ledger) => ({ ledger }),
+          Workflows.openAccountForUser(
+            s,
+            Ledger.OpenAccount.make({ userId: id, accountId, holder: User.standingOf(s.user) }),
           ),
         appendContextOf(context),
       ),
@@ -77,9 +75,10 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
     const accountId = AccountId.make(uuidV7())
     const { partnerId } = context
     const referenceId = input.reference_id
+    // An add may open the account, and then names it on the user (a write); a subtract only reads the user.
     const streams = {
       reference: referenceStream(partnerId, "transaction", referenceId),
-      user: readOnly(userStream(userId)),
+      user: kind === "add" ? userStream(userId) : readOnly(userStream(userId)),
       ledger: ledgerStream(userId),
     }
     return {
@@ -103,13 +102,18 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
             description: input.description ?? null,
             holder: User.standingOf(s.user),
           }
-          const ledger = yield* Ledger.decide(
-            kind === "add"
-              ? Ledger.AddPoints.make({ ...movement, accountId }, validatedElsewhere)
-              : Ledger.SubtractPoints.make(movement, validatedElsewhere),
-            s.ledger,
+          if (kind === "subtract") {
+            const ledger = yield* Ledger.decide(
+              Ledger.SubtractPoints.make(movement, validatedElsewhere),
+              s.ledger,
+            )
+            return { reference, ledger }
+          }
+          const { user, ledger } = yield* Workflows.openAccountForUser(
+            s,
+            Ledger.AddPoints.make({ ...movement, accountId }, validatedElsewhere),
           )
-          return { reference, ledger }
+          return { reference, user, ledger }
         }),
       answer: (outcome: Outcome<typeof streams>) => {
         const recorded = outcome.appended.ledger.find((item) => isMovement(item.event))

@@ -109,16 +109,13 @@ export const openAccount = (partnerId: PartnerId, userId: UserId) =>
   decideAndAppend(
     { user: userStream(userId), ledger: ledgerStream(userId) },
     (s) =>
-      Effect.map(
-        Ledger.decide(
-          Ledger.OpenAccount.make({
-            userId,
-            accountId: AccountId.make(newId()),
-            holder: User.standingOf(s.user),
-          }),
-          s.ledger,
-        ),
-        (ledger) => ({ ledger }),
+      Workflows.openAccountForUser(
+        s,
+        Ledger.OpenAccount.make({
+          userId,
+          accountId: AccountId.make(newId()),
+          holder: User.standingOf(s.user),
+        }),
       ),
     contextFor(partnerId),
   )
@@ -159,13 +156,15 @@ export const movePoints = (
           description,
           holder: User.standingOf(s.user),
         }
-        const ledger = yield* Ledger.decide(
-          kind === "add"
-            ? Ledger.AddPoints.make({ ...movement, accountId: AccountId.make(newId()) })
-            : Ledger.SubtractPoints.make(movement),
-          s.ledger,
+        if (kind === "subtract") {
+          const ledger = yield* Ledger.decide(Ledger.SubtractPoints.make(movement), s.ledger)
+          return { reference: reservation, ledger }
+        }
+        const { user, ledger } = yield* Workflows.openAccountForUser(
+          s,
+          Ledger.AddPoints.make({ ...movement, accountId: AccountId.make(newId()) }),
         )
-        return { reference: reservation, ledger }
+        return { reference: reservation, user, ledger }
       }),
     contextFor(partnerId),
   ).pipe(Effect.as(transactionId))
@@ -189,20 +188,17 @@ export const addPointsUnreserved = (
   decideAndAppend(
     { user: userStream(userId), ledger: ledgerStream(userId) },
     (s) =>
-      Effect.map(
-        Ledger.decide(
-          Ledger.AddPoints.make({
-            userId,
-            accountId: AccountId.make(newId()),
-            transactionId: TransactionId.make(newId()),
-            amount: Points.make(amount),
-            referenceId: ReferenceId.make(referenceId),
-            description: null,
-            holder: User.standingOf(s.user),
-          }),
-          s.ledger,
-        ),
-        (ledger) => ({ ledger }),
+      Workflows.openAccountForUser(
+        s,
+        Ledger.AddPoints.make({
+          userId,
+          accountId: AccountId.make(newId()),
+          transactionId: TransactionId.make(newId()),
+          amount: Points.make(amount),
+          referenceId: ReferenceId.make(referenceId),
+          description: null,
+          holder: User.standingOf(s.user),
+        }),
       ),
     contextFor(partnerId),
   )

@@ -184,7 +184,8 @@ layer(projectionDatabase())("public events", (it) => {
           "user.closed",
           userOf,
         )
-        expect(closed.resource).toMatchObject({ status: "closed", email: "new@example.com", version: 4 })
+        // Registered, activated, details changed, account linked (no public event of its own), closed.
+        expect(closed.resource).toMatchObject({ status: "closed", email: "new@example.com", version: 5 })
         expect((closed.resource as { points_account_id: string | null }).points_account_id).not.toBeNull()
 
         // The rows: the domain event's id, the partner, when it happened, its place in the log.

@@ -39,8 +39,13 @@ layer(serviceDatabase(), { excludeTestServices: true })("points services", (it) 
         const account = yield* openPointsAccount(context, userId)
         expect(account).toMatchObject({ user_id: userId, balance: 0, status: "open", version: 1 })
         expect(yield* getPointsAccountResource(context, userId)).toEqual(account)
-        expect((yield* getUserResource(context, userId)).points_account_id).toBe(account.id)
+        const before = yield* getUserResource(context, userId)
+        expect(before.points_account_id).toBe(account.id)
+        // Naming the account is a change of the user: its version grows (registered, activated, linked).
+        expect(before.version).toBe(3)
+        expect(before.updated_at).toBe(account.created_at)
         const again = yield* Effect.flip(openPointsAccount(context, userId))
+        expect(yield* getUserResource(context, userId)).toEqual(before)
         refusedWith(PointsAccountConflict, "LE1001")(again)
         expect((again as PointsAccountConflict).status).toBe(409)
       }),
@@ -86,6 +91,8 @@ layer(serviceDatabase(), { excludeTestServices: true })("points services", (it) 
           order_id: null,
         })
         expect(yield* getTransactionResource(context, added.id)).toEqual(added)
+        const user = yield* getUserResource(context, userId)
+        expect(user).toMatchObject({ points_account_id: account.id, version: 3 })
         const subtracted = yield* subtractPoints(context, movement(userId, 30))
         expect(subtracted).toMatchObject({
           type: "subtract",
@@ -95,6 +102,9 @@ layer(serviceDatabase(), { excludeTestServices: true })("points services", (it) 
         })
         expect(yield* getTransactionResource(context, subtracted.id)).toEqual(subtracted)
         expect((yield* getPointsAccountResource(context, userId)).balance).toBe(70)
+        // Later movements change the account, not the user.
+        yield* addPoints(context, movement(userId, 1))
+        expect(yield* getUserResource(context, userId)).toEqual(user)
       }),
     )
 

@@ -13,6 +13,7 @@ import {
   claimKeyInTransaction,
   getPointsAccountResource,
   getTransactionResource,
+  getUserResource,
   ledgerStream,
   listPublicEvents,
   listTransactions,
@@ -21,6 +22,7 @@ import {
   readStream,
   runBatch,
   subtractPointsPlan,
+  userStream,
   WriteBatcher,
 } from "../../src/index.js"
 import { newId } from "../fixtures.js"
@@ -113,6 +115,18 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
           }
           const account = yield* getPointsAccountResource(partner, userId)
           expect(account).toMatchObject({ balance: 32, version: 5 })
+          // The first add opened the account: the user names it once, with a version one higher.
+          expect(yield* getUserResource(partner, userId)).toMatchObject({
+            points_account_id: account.id,
+            status: "active",
+            version: 3,
+          })
+          const userEvents = yield* readStream(userStream(userId).streamId, partner.partnerId)
+          expect(userEvents.events.map((recorded) => (recorded.event as { _tag: string })._tag)).toEqual([
+            "UserRegistered",
+            "UserActivated",
+            "PointsAccountLinked",
+          ])
           // One event per movement, each with its own request's metadata, all in one transaction.
           const stream = yield* readStream(ledgerStream(userId).streamId, partner.partnerId)
           const movements = stream.events.slice(1)
