@@ -15,10 +15,34 @@ export const IdempotencyKeyHeader = Schema.Struct({
 
 /**
  * The Idempotency-Key header of Create order, where it is required: its absence is answered 400 IK1003 by the
- * handler (so the schema keeps it optional, and a missing key gets its own code).
+ * handler (so the schema keeps it optional, and a missing key gets its own code); the OpenAPI document marks
+ * it required (keyRequiredInDocument).
  */
 export const RequiredIdempotencyKeyHeader = Schema.Struct({
   "idempotency-key": Schema.optional(
     Schema.String.annotations({ description: `Required: 400 IK1003 without it. ${about}` }),
   ),
 })
+
+interface DocumentedParameter {
+  readonly in?: unknown
+  readonly name?: unknown
+}
+
+/**
+ * An OpenAPI transform of an operation that takes RequiredIdempotencyKeyHeader: documents the header as
+ * `required: true`, which the schema cannot say without turning IK1003 into a schema failure.
+ */
+export const keyRequiredInDocument = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const parameters: ReadonlyArray<DocumentedParameter> = Array.isArray(operation.parameters)
+    ? operation.parameters
+    : []
+  return {
+    ...operation,
+    parameters: parameters.map((parameter) =>
+      parameter.in === "header" && parameter.name === "idempotency-key"
+        ? { ...parameter, required: true }
+        : parameter,
+    ),
+  }
+}

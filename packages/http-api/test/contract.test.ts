@@ -61,7 +61,8 @@ describe("The HTTP contract", () => {
         (parameter) => parameter.in === "header" && parameter.name === "idempotency-key",
       )
       expect(header, path).toBeDefined()
-      expect(header?.required, path).toBe(false)
+      // Create order requires the key (400 IK1003 without it); every other POST takes it if sent.
+      expect(header?.required, path).toBe(path === "/api/orders")
       expect(header?.description, path).toContain(
         path === "/api/orders" ? "Required: 400 IK1003" : "Optional.",
       )

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   DisplayName,
   Limits,
@@ -13,7 +13,11 @@ import {
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
-import { IdempotencyKeyHeader, RequiredIdempotencyKeyHeader } from "../idempotency-header.js"
+import {
+  IdempotencyKeyHeader,
+  keyRequiredInDocument,
+  RequiredIdempotencyKeyHeader,
+} from "../idempotency-header.js"
 import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -43,6 +47,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.post("createOrder", "/api/orders")
       .setHeaders(RequiredIdempotencyKeyHeader)
+      .annotate(OpenApi.Transform, keyRequiredInDocument)
       .setPayload(jsonBody(CreateOrderBody))
       .addSuccess(OrderResource, { status: 201 })
       .addError(ErrorAt[400])
