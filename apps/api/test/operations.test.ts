@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { request as httpsRequest } from "node:https"
-import { type AddressInfo, connect, createServer as createNetServer, type Socket } from "node:net"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -15,6 +15,7 @@ import { Settings } from "../src/config.js"
 import { HttpAppLive } from "../src/server.js"
 import { ADMIN_TOKEN, call, eventually, metricValue, newPartner } from "./harness.js"
 import { apiProcess, freePort, waitForOutput } from "./processes.js"
+import { tcpProxy } from "./tcp-proxy.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // Configuration
@@ -310,42 +311,6 @@ class DatabaseLink extends Context.Tag("test/DatabaseLink")<
   DatabaseLink,
   { readonly cut: Effect.Effect<void>; readonly restore: Effect.Effect<void> }
 >() {}
-
-const tcpProxy = (host: string, port: number) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const sockets = new Set<Socket>()
-      const server = createNetServer((client) => {
-        const upstream = connect(port, host)
-        for (const socket of [client, upstream]) {
-          sockets.add(socket)
-          socket.once("close", () => sockets.delete(socket))
-          socket.on("error", () => {
-            client.destroy()
-            upstream.destroy()
-          })
-        }
-        client.pipe(upstream)
-        upstream.pipe(client)
-      })
-      const listen = (at: number) =>
-        new Promise<number>((resolve, reject) => {
-          server.once("error", reject)
-          server.listen(at, "127.0.0.1", () => {
-            server.off("error", reject)
-            resolve((server.address() as AddressInfo).port)
-          })
-        })
-      const proxyPort = await listen(0)
-      const cut = () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve())
-          for (const socket of sockets) socket.destroy()
-        })
-      return { port: proxyPort, cut, restore: () => listen(proxyPort) }
-    }),
-    (proxy) => Effect.promise(() => proxy.cut()),
-  )
 
 // The API's own pool goes through the proxy; the test database itself is made and dropped directly.
 const ProxiedDatabaseLive = Layer.unwrapScoped(

@@ -2,26 +2,116 @@ import { expect, layer } from "@effect/vitest"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
-import { activeUserAt, callAt, newPartnerAt } from "./harness.js"
-import { killProcess, listeningProcess, processSettings } from "./processes.js"
+import { activeUserAt, callAt, eventually, newPartnerAt, type Reply } from "./harness.js"
+import { killProcess, listeningProcess, processSettings, testDatabaseUrl } from "./processes.js"
+import { tcpProxy } from "./tcp-proxy.js"
 
 const REQUESTS = 80
 
 /**
  * An API process (the rate limit out of the way) with a partner and an active user: where it listens, how to
- * start it again, the process, the token and the user.
+ * start it again, the process, the token and the user. `databaseUrl` rewrites the URL the process is given
+ * (to route it through a proxy).
  */
-const processWithUser = (partner: string) =>
+const processWithUser = (partner: string, databaseUrl: (url: string) => string = (url) => url) =>
   Effect.gen(function* () {
-    const { base, env } = yield* processSettings({
+    const settings = yield* processSettings({
       RATE_LIMIT_PER_SECOND: "100000",
       RATE_LIMIT_BURST: "100000",
     })
+    const { base } = settings
+    const env = { ...settings.env, DATABASE_URL: databaseUrl(settings.env.DATABASE_URL ?? "") }
     const start = listeningProcess(env, base)
     const api = yield* start
     const { token } = yield* newPartnerAt(base, partner)
     const userId = yield* activeUserAt(base, token, `${partner}-user`, 30)
     return { base, start, api, token, userId }
+  })
+
+/** REQUESTS adds to one account, amounts 1..REQUESTS, each with its own Idempotency-Key and reference id. */
+const movementsOf = (userId: string, prefix: string) =>
+  Array.from({ length: REQUESTS }, (_, n) => ({
+    key: `${prefix}-${n}-${uuidV7()}`,
+    json: { transaction: { user_id: userId, amount: n + 1, reference_id: `${prefix}-ref-${n}` } },
+  }))
+
+type Movement = ReturnType<typeof movementsOf>[number]
+
+const sender = (base: string, token: string) => (movement: Movement) =>
+  callAt(base, "POST", "/api/points/add", {
+    token,
+    json: movement.json,
+    headers: { "idempotency-key": movement.key },
+  })
+
+/**
+ * Sends every movement at once and runs `fault` as soon as the first answer (a 201) arrives, with the batches
+ * after it in flight; the answer each got (a 201, or undefined for anything else).
+ */
+const sendAllWithFaultAtFirstAnswer = <E>(
+  movements: ReadonlyArray<Movement>,
+  send: ReturnType<typeof sender>,
+  fault: Effect.Effect<void, E>,
+) =>
+  Effect.gen(function* () {
+    const answered = yield* Deferred.make<void>()
+    const round = yield* Effect.fork(
+      Effect.forEach(
+        movements,
+        (movement) =>
+          Effect.exit(send(movement)).pipe(
+            Effect.tap((exit) =>
+              Exit.isSuccess(exit) && exit.value.status === 201
+                ? Deferred.succeed(answered, undefined)
+                : Effect.void,
+            ),
+          ),
+        { concurrency: "unbounded" },
+      ),
+    )
+    yield* Deferred.await(answered)
+    yield* fault
+    const exits = yield* Fiber.join(round)
+    return exits.map((exit) => (Exit.isSuccess(exit) && exit.value.status === 201 ? exit.value : undefined))
+  })
+
+/**
+ * After the fault, every movement was sent again with its key and answered 201: each answered before is
+ * replayed as it was, and the account holds every movement exactly once (balance and reference ids).
+ */
+const expectEachExactlyOnce = (
+  base: string,
+  token: string,
+  userId: string,
+  before: ReadonlyArray<Reply | undefined>,
+  retries: ReadonlyArray<Reply>,
+) =>
+  Effect.gen(function* () {
+    expect(retries.map((reply) => reply.status)).toEqual(before.map(() => 201))
+    for (const [n, reply] of before.entries()) {
+      if (reply === undefined) continue
+      expect(retries[n]?.headers.get("idempotent-replayed")).toBe("true")
+      expect(retries[n]?.text).toBe(reply.text)
+    }
+    const account = yield* callAt(base, "GET", `/api/users/${userId}/points-account`, { token })
+    expect(account.body.balance).toBe((REQUESTS * (REQUESTS + 1)) / 2)
+    const references = new Set<string>()
+    let cursor: string | null = null
+    do {
+      const page: { body: { data: Array<{ reference_id: string }>; next_cursor: string | null } } =
+        yield* callAt(
+          base,
+          "GET",
+          `/api/points/transactions?user_id=${userId}&limit=100${cursor === null ? "" : `&cursor=${cursor}`}`,
+          { token },
+        )
+      for (const transaction of page.body.data) {
+        expect(references.has(transaction.reference_id)).toBe(false)
+        references.add(transaction.reference_id)
+      }
+      cursor = page.body.next_cursor
+    } while (cursor !== null)
+    expect(references.size).toBe(REQUESTS)
   })
 
 layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServices: true })(
@@ -32,73 +122,62 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
       () =>
         Effect.gen(function* () {
           const { base, start, api: first, token, userId } = yield* processWithUser("Batch Ltd")
-
-          const requests = Array.from({ length: REQUESTS }, (_, n) => ({
-            key: `batch-${n}-${uuidV7()}`,
-            json: { transaction: { user_id: userId, amount: n + 1, reference_id: `batch-ref-${n}` } },
-          }))
-          const send = (request: (typeof requests)[number]) =>
-            callAt(base, "POST", "/api/points/add", {
-              token,
-              json: request.json,
-              headers: { "idempotency-key": request.key },
-            })
-
-          // Every request at once; the process is killed as soon as the first answer arrives, with the
-          // batches after it in flight.
-          const answered = yield* Deferred.make<void>()
-          const firstRound = yield* Effect.fork(
-            Effect.forEach(
-              requests,
-              (request) =>
-                Effect.exit(send(request)).pipe(
-                  Effect.tap((exit) =>
-                    Exit.isSuccess(exit) && exit.value.status === 201
-                      ? Deferred.succeed(answered, undefined)
-                      : Effect.void,
-                  ),
-                ),
-              { concurrency: "unbounded" },
-            ),
-          )
-          yield* Deferred.await(answered)
-          yield* killProcess(first)
-          const before = yield* Fiber.join(firstRound)
-          const answeredBefore = before.map((exit) =>
-            Exit.isSuccess(exit) && exit.value.status === 201 ? exit.value : undefined,
-          )
-          const lost = answeredBefore.filter((reply) => reply === undefined).length
+          const movements = movementsOf(userId, "batch")
+          const send = sender(base, token)
+          const before = yield* sendAllWithFaultAtFirstAnswer(movements, send, killProcess(first))
+          const lost = before.filter((reply) => reply === undefined).length
           expect(lost).toBeGreaterThan(0)
           expect(lost).toBeLessThan(REQUESTS)
 
           // After a restart every request is sent again with its key: each ends in one transaction.
           yield* start
-          const retries = yield* Effect.forEach(requests, send, { concurrency: 16 })
-          expect(retries.map((reply) => reply.status)).toEqual(requests.map(() => 201))
-          for (const [n, reply] of answeredBefore.entries()) {
-            if (reply === undefined) continue
-            expect(retries[n]?.headers.get("idempotent-replayed")).toBe("true")
-            expect(retries[n]?.text).toBe(reply.text)
+          const retries = yield* Effect.forEach(movements, send, { concurrency: 16 })
+          yield* expectEachExactlyOnce(base, token, userId, before, retries)
+        }),
+    )
+
+    it.scoped(
+      "the database out of reach with batches of movements in flight: every retry once it is back ends in exactly one effect",
+      () =>
+        Effect.gen(function* () {
+          const database = new URL(yield* testDatabaseUrl)
+          const link = yield* tcpProxy(
+            database.hostname,
+            Number(database.port === "" ? "5432" : database.port),
+          )
+          const { base, token, userId } = yield* processWithUser("Outage Ltd", (url) => {
+            const through = new URL(url)
+            through.hostname = "127.0.0.1"
+            through.port = String(link.port)
+            return through.href
+          })
+          const movements = movementsOf(userId, "outage")
+          const send = sender(base, token)
+          // Every connection of the API's pool dropped at once, mid-batch: commits lost, or their answers.
+          const before = yield* sendAllWithFaultAtFirstAnswer(
+            movements,
+            send,
+            Effect.promise(() => link.cut()),
+          )
+          const lost = before.filter((reply) => reply === undefined).length
+          expect(lost).toBeGreaterThan(0)
+          expect(lost).toBeLessThan(REQUESTS)
+          const outage = yield* Effect.forEach(movements.slice(0, 4), send)
+          for (const reply of outage) {
+            expect(reply.status).toBe(503)
+            expect(reply.body.errors[0].code).toBe("SV5003")
+            expect(reply.headers.get("retry-after")).toBe("2")
           }
-          const account = yield* callAt(base, "GET", `/api/users/${userId}/points-account`, { token })
-          expect(account.body.balance).toBe((REQUESTS * (REQUESTS + 1)) / 2)
-          const references = new Set<string>()
-          let cursor: string | null = null
-          do {
-            const page: { body: { data: Array<{ reference_id: string }>; next_cursor: string | null } } =
-              yield* callAt(
-                base,
-                "GET",
-                `/api/points/transactions?user_id=${userId}&limit=100${cursor === null ? "" : `&cursor=${cursor}`}`,
-                { token },
-              )
-            for (const transaction of page.body.data) {
-              expect(references.has(transaction.reference_id)).toBe(false)
-              references.add(transaction.reference_id)
-            }
-            cursor = page.body.next_cursor
-          } while (cursor !== null)
-          expect(references.size).toBe(REQUESTS)
+
+          // Once the database is reachable again, every request is sent again with its key (again while the
+          // pool finds its dropped connections: a 503 is retried, as a client would).
+          yield* Effect.promise(() => link.restore())
+          const retries = yield* Effect.forEach(
+            movements,
+            (movement) => eventually(send(movement), (reply) => reply.status !== 503, 30),
+            { concurrency: 16 },
+          )
+          yield* expectEachExactlyOnce(base, token, userId, before, retries)
         }),
     )
 
