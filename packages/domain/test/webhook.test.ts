@@ -17,6 +17,7 @@ const endpointId = WebhookEndpointId.make("01936b2e-0000-7000-8000-0000000000e1"
 const firstSecret = SigningSecretId.make("01936b2e-0000-7000-8000-0000000000f1")
 const secondSecret = SigningSecretId.make("01936b2e-0000-7000-8000-0000000000f2")
 const thirdSecret = SigningSecretId.make("01936b2e-0000-7000-8000-0000000000f3")
+const fourthSecret = SigningSecretId.make("01936b2e-0000-7000-8000-0000000000f4")
 const url = WebhookUrl.make("https://hooks.acme.example/points")
 const DAY = 86_400
 
@@ -276,7 +277,7 @@ describe("Webhook endpoint: signing secrets", () => {
     }),
   )
 
-  it.effect("a rotation within the grace period drops the oldest secret", () =>
+  it.effect("a second rotation keeps every replaced secret signing until its own grace period ends", () =>
     Effect.gen(function* () {
       yield* TestClock.adjust(Duration.seconds(600))
       yield* spec
@@ -284,8 +285,24 @@ describe("Webhook endpoint: signing secrets", () => {
         .when(rotate(thirdSecret, 60))
         .then([rotated(600, thirdSecret, secondSecret, 60)])
       const state = replay(decider, [created, rotated(300), rotated(600, thirdSecret, secondSecret, 60)])
-      expect(WebhookEndpoint.signingSecretIds(state, second(600))).toEqual([thirdSecret, secondSecret])
-      expect(WebhookEndpoint.signingSecretIds(state, second(660))).toEqual([thirdSecret])
+      // The first secret was replaced at 300 for a day, the second at 600 for a minute.
+      expect(WebhookEndpoint.signingSecretIds(state, second(600))).toEqual([
+        thirdSecret,
+        secondSecret,
+        firstSecret,
+      ])
+      expect(WebhookEndpoint.signingSecretIds(state, second(660))).toEqual([thirdSecret, firstSecret])
+      expect(WebhookEndpoint.signingSecretIds(state, second(300 + DAY))).toEqual([thirdSecret])
+      // A secret whose grace had ended by a later rotation is not kept at all.
+      const later = replay(decider, [
+        created,
+        rotated(300),
+        rotated(600, thirdSecret, secondSecret, 60),
+        rotated(300 + DAY, fourthSecret, thirdSecret),
+      ])
+      expect(later._tag === "Live" && later.previousSecrets.map((secret) => secret.secretId)).toEqual([
+        thirdSecret,
+      ])
     }),
   )
 

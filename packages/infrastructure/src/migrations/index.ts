@@ -13,6 +13,7 @@ import writePath from "./0011_write_path.js"
 import appendToStreams from "./0012_append_to_streams.js"
 import dropAppendToStreams from "./0013_drop_append_to_streams.js"
 import transactionsInLedgerOrder from "./0014_transactions_in_ledger_order.js"
+import webhookPreviousSecrets from "./0015_webhook_previous_secrets.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -30,4 +31,5 @@ export const migrations = Migrator.fromRecord({
   "0012_append_to_streams": appendToStreams,
   "0013_drop_append_to_streams": dropAppendToStreams,
   "0014_transactions_in_ledger_order": transactionsInLedgerOrder,
+  "0015_webhook_previous_secrets": webhookPreviousSecrets,
 })

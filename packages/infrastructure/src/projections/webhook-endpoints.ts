@@ -18,10 +18,12 @@ export interface WebhookEndpointRow {
   readonly created_at: string
   readonly updated_at: string
   readonly version: number
-  /** References into `webhook_signing_secrets`: the secret that signs, and the replaced one during its grace. */
+  /**
+   * References into `webhook_signing_secrets`: the secret that signs, and the replaced ones that sign too until
+   * their grace ends, newest first.
+   */
   readonly secret_id: string
-  readonly previous_secret_id: string | null
-  readonly previous_secret_valid_until: string | null
+  readonly previous_secrets: ReadonlyArray<{ readonly id: string; readonly valid_until: string }>
 }
 
 /** The row of an endpoint's state; none before creation and after deletion (a deleted endpoint is gone). */
@@ -42,24 +44,22 @@ export const webhookEndpointRowOf = (
         updated_at: isoOf(state.updatedAt),
         version: state.version,
         secret_id: state.secretId,
-        previous_secret_id: state.previousSecret?.secretId ?? null,
-        previous_secret_valid_until:
-          state.previousSecret === null ? null : isoOf(state.previousSecret.validUntil),
+        previous_secrets: state.previousSecrets.map((secret) => ({
+          id: secret.secretId,
+          valid_until: isoOf(secret.validUntil),
+        })),
       }
     : null
 
 const upsertStatement = `
   INSERT INTO webhook_endpoints (id, partner_id, url, event_types, description, enabled, disabled_reason,
-                                 created_at, updated_at, version, secret_id, previous_secret_id,
-                                 previous_secret_valid_until)
+                                 created_at, updated_at, version, secret_id, previous_secrets)
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::boolean[], $7::text[],
-                       $8::timestamptz[], $9::timestamptz[], $10::int[], $11::uuid[], $12::uuid[],
-                       $13::timestamptz[])
+                       $8::timestamptz[], $9::timestamptz[], $10::int[], $11::uuid[], $12::jsonb[])
   ON CONFLICT (id) DO UPDATE SET
     url = EXCLUDED.url, event_types = EXCLUDED.event_types, description = EXCLUDED.description,
     enabled = EXCLUDED.enabled, disabled_reason = EXCLUDED.disabled_reason, updated_at = EXCLUDED.updated_at,
-    version = EXCLUDED.version, secret_id = EXCLUDED.secret_id, previous_secret_id = EXCLUDED.previous_secret_id,
-    previous_secret_valid_until = EXCLUDED.previous_secret_valid_until
+    version = EXCLUDED.version, secret_id = EXCLUDED.secret_id, previous_secrets = EXCLUDED.previous_secrets
   WHERE webhook_endpoints.partner_id = EXCLUDED.partner_id`
 
 /** Inserts or replaces webhook endpoint rows by id, in one statement. */
@@ -77,8 +77,7 @@ export const upsertWebhookEndpoints = (rows: ReadonlyArray<WebhookEndpointRow>) 
       rows.map((row) => row.updated_at),
       rows.map((row) => row.version),
       rows.map((row) => row.secret_id),
-      rows.map((row) => row.previous_secret_id),
-      rows.map((row) => row.previous_secret_valid_until),
+      rows.map((row) => JSON.stringify(row.previous_secrets)),
     ]),
   )
 

@@ -80,7 +80,7 @@ export const attemptDelivery = (
 ): Effect.Effect<AttemptResult> => {
   if (claim.url === null) return Effect.succeed(notMade("not attempted: the endpoint was deleted"))
   if (claim.enabled !== true) return Effect.succeed(notMade("not attempted: the endpoint is disabled"))
-  const secrets = [claim.secret, claim.previous_secret].filter((secret) => secret !== null)
+  const secrets = [claim.secret, ...claim.previous_secrets].filter((secret) => secret !== null)
   if (secrets.length === 0)
     return Effect.succeed(notMade("not attempted: the endpoint has no signing secret"))
   const rendered = webhookBodyOf({

@@ -18,7 +18,8 @@ export interface ClaimedDelivery {
   readonly enabled: boolean | null
   /** The secrets that sign now: the current one, and the replaced one during its grace period. */
   readonly secret: string | null
-  readonly previous_secret: string | null
+  /** The replaced secrets still in their grace period, newest first. */
+  readonly previous_secrets: ReadonlyArray<string>
   /** The database's clock at the claim: when the attempt is made. */
   readonly claimed_at: Date
 }
@@ -53,13 +54,18 @@ export const claimDueDeliveries = (options: {
       )
       SELECT c.id, c.partner_id, c.endpoint_id, c.event_id, c.attempt, c.leased_by,
              pe.type AS event_type, pe.occurred_at, pe.data,
-             e.url, e.enabled, s.secret, p.secret AS previous_secret, now() AS claimed_at
+             e.url, e.enabled, s.secret,
+             ARRAY(SELECT p.secret
+                   FROM jsonb_array_elements(e.previous_secrets) WITH ORDINALITY AS previous(item, n)
+                   JOIN webhook_signing_secrets p
+                     ON p.id = (previous.item ->> 'id')::uuid AND p.partner_id = c.partner_id
+                   WHERE (previous.item ->> 'valid_until')::timestamptz > now()
+                   ORDER BY previous.n) AS previous_secrets,
+             now() AS claimed_at
       FROM claimed c
       JOIN public_events pe ON pe.id = c.event_id
       LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id AND e.partner_id = c.partner_id
-      LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id
-      LEFT JOIN webhook_signing_secrets p ON p.id = e.previous_secret_id AND p.partner_id = c.partner_id
-        AND e.previous_secret_valid_until > now()`,
+      LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id`,
   )
 
 /**

@@ -290,13 +290,15 @@ layer(projectionDatabase())("inline read models", (it) => {
         // Only references to the secrets table: the secrets themselves never reach a read model.
         expect(columns.map((c) => c.column_name).filter((name) => name.includes("secret"))).toEqual([
           "secret_id",
-          "previous_secret_id",
-          "previous_secret_valid_until",
+          "previous_secrets",
         ])
-        const [references] = yield* sql<{ secret_id: string; previous_secret_id: string | null }>`
-          SELECT secret_id::text, previous_secret_id::text FROM webhook_endpoints WHERE id = ${endpointId}`
-        expect(references?.previous_secret_id).toMatch(/^[0-9a-f-]{36}$/)
-        expect(references?.secret_id).not.toEqual(references?.previous_secret_id)
+        const [references] = yield* sql<{
+          secret_id: string
+          previous_secrets: ReadonlyArray<{ id: string; valid_until: string }>
+        }>`SELECT secret_id::text, previous_secrets FROM webhook_endpoints WHERE id = ${endpointId}`
+        expect(references?.previous_secrets).toHaveLength(1)
+        expect(references?.previous_secrets[0]?.id).toMatch(/^[0-9a-f-]{36}$/)
+        expect(references?.secret_id).not.toEqual(references?.previous_secrets[0]?.id)
         expect((yield* listWebhookEndpoints(partnerId, {})).data.map((e) => e.id)).toEqual([endpointId])
         yield* deleteEndpoint(partnerId, endpointId)
         notFound("webhook endpoint")(yield* Effect.flip(getWebhookEndpoint(partnerId, endpointId)))

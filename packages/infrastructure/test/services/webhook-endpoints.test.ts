@@ -106,8 +106,9 @@ layer(serviceDatabase(), { excludeTestServices: true })("webhook endpoint servic
         expect(stored.map((row) => row.secret).sort()).toEqual([created.secret, rotated.secret].sort())
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ secret_id: string; previous_secret_id: string; grace: number }>`
-          SELECT secret_id, previous_secret_id,
-                 extract(epoch FROM previous_secret_valid_until - updated_at)::int AS grace
+          SELECT secret_id, previous_secrets -> 0 ->> 'id' AS previous_secret_id,
+                 extract(epoch FROM (previous_secrets -> 0 ->> 'valid_until')::timestamptz - updated_at)::int
+                   AS grace
           FROM webhook_endpoints WHERE id = ${created.id}`
         expect(stored.find((secret) => secret.id === row?.secret_id)?.secret).toBe(rotated.secret)
         expect(stored.find((secret) => secret.id === row?.previous_secret_id)?.secret).toBe(created.secret)

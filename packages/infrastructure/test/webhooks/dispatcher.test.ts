@@ -261,25 +261,39 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
     }),
   )
 
-  it.scoped("after a rotation both secrets sign: a receiver with either verifies", () =>
+  // An endpoint rotated `rotations` times, and the one delivery of an event to it: the request as received
+  // and every secret the endpoint ever had, the first one first.
+  const deliveredAfterRotations = (rotations: number) =>
     Effect.gen(function* () {
       const receiver = yield* startReceiver()
       const partner = newId()
       const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
-      const rotated = yield* rotateSecret(partner, endpoint.endpointId)
+      const secrets = [endpoint.secret]
+      for (let n = 0; n < rotations; n++) secrets.push(yield* rotateSecret(partner, endpoint.endpointId))
       yield* runDelivery()
       const event = yield* publishEvent(partner)
       const [request] = yield* eventually(
         Effect.sync(() => receiver.withId(event)),
         (received) => received.length === 1,
       )
-      if (request === undefined) return expect.unreachable()
+      if (request === undefined) return yield* Effect.dieMessage("no delivery")
+      return { request, secrets }
+    })
+
+  it.scoped("after a rotation both secrets sign: a receiver with either verifies", () =>
+    Effect.gen(function* () {
+      const { request, secrets } = yield* deliveredAfterRotations(1)
       expect(String(request.headers["webhook-signature"]).split(" ")).toHaveLength(2)
-      expect(verifies(request, endpoint.secret)).toBe(true)
-      expect(verifies(request, rotated)).toBe(true)
-      expect(
-        verifies(request, yield* Effect.sync(() => `whsec_${Buffer.alloc(24, 1).toString("base64")}`)),
-      ).toBe(false)
+      for (const secret of secrets) expect(verifies(request, secret)).toBe(true)
+      expect(verifies(request, `whsec_${Buffer.alloc(24, 1).toString("base64")}`)).toBe(false)
+    }),
+  )
+
+  it.scoped("after two rotations within the grace period all three secrets sign", () =>
+    Effect.gen(function* () {
+      const { request, secrets } = yield* deliveredAfterRotations(2)
+      expect(String(request.headers["webhook-signature"]).split(" ")).toHaveLength(3)
+      for (const secret of secrets) expect(verifies(request, secret)).toBe(true)
     }),
   )
 
