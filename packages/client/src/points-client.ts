@@ -1,9 +1,13 @@
 import { HttpApiClient, HttpClient, HttpClientError } from "@effect/platform"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { IdempotencyKey } from "@points/domain"
 import {
   ApiError,
   CreateOrderBody,
   CreateUserBody,
+  FindOrdersQuery as FindOrdersQuerySchema,
+  FindTransactionsQuery as FindTransactionsQuerySchema,
+  FindUsersQuery as FindUsersQuerySchema,
   PointsApi,
   PointsMovementBody,
   UpdateUserBody,
@@ -15,7 +19,7 @@ import {
   InvalidRequest,
   PendingOutcome,
   ProtocolError,
-  type RetriesExhausted,
+  RetriesExhausted,
 } from "./client-errors.js"
 import type {
   CreateOrderInput,
@@ -49,10 +53,14 @@ export interface PointsClientOptions {
   readonly renewBeforeSeconds?: number
 }
 
-/** Failures of a read: an error answer, retries that ran out, or an answer outside the contract. */
-export type ReadError = ApiError | RetriesExhausted | ProtocolError
-/** Failures of a write: those of a read, or input the client refused before sending. */
-export type WriteError = ReadError | InvalidRequest
+/**
+ * Failures of a call: an error answer, retries that ran out, an answer outside the contract, or input the
+ * client refused before sending anything (a body, query or Idempotency-Key that breaks the contract, an id
+ * that cannot be sent as a path segment).
+ */
+export type ReadError = ApiError | RetriesExhausted | ProtocolError | InvalidRequest
+/** Failures of a write: those of a read. */
+export type WriteError = ReadError
 /** Failures of a critical write (Create order, Add/Subtract points): also a 500 whose outcome is pending. */
 export type CriticalWriteError = WriteError | PendingOutcome
 
@@ -67,7 +75,7 @@ export interface PointsClient {
   readonly openPointsAccount: (
     userId: string,
     options?: WriteOptions,
-  ) => Effect.Effect<PointsAccount, ReadError>
+  ) => Effect.Effect<PointsAccount, WriteError>
   readonly getPointsAccount: (userId: string) => Effect.Effect<PointsAccount, ReadError>
   readonly addPoints: (
     input: PointsMovementInput,
@@ -85,7 +93,7 @@ export interface PointsClient {
   ) => Effect.Effect<Order, CriticalWriteError>
   readonly getOrder: (orderId: string) => Effect.Effect<Order, ReadError>
   readonly findOrders: (query?: FindOrdersQuery) => Effect.Effect<Page<Order>, ReadError>
-  readonly cancelOrder: (orderId: string, options?: WriteOptions) => Effect.Effect<Order, ReadError>
+  readonly cancelOrder: (orderId: string, options?: WriteOptions) => Effect.Effect<Order, WriteError>
 }
 
 const DEFAULT_RENEW_BEFORE_SECONDS = 60
@@ -127,16 +135,68 @@ const settled = <A, E>(
     isProtocolFailure(error) ? protocolErrorOf(error) : (error as Exclude<E, ProtocolFailure>),
   )
 
+const invalidRequest = (operation: string) => (error: ParseResult.ParseError) =>
+  new InvalidRequest({ operation, problem: ParseResult.TreeFormatter.formatErrorSync(error) })
+
 // Input is checked with the contract's own schema before anything is sent.
 const checked = <A, I>(schema: Schema.Schema<A, I>, operation: string, input: I) =>
-  Effect.mapError(
-    Schema.decodeUnknown(schema, { errors: "all" })(input),
-    (error) => new InvalidRequest({ operation, problem: ParseResult.TreeFormatter.formatErrorSync(error) }),
+  Effect.mapError(Schema.decodeUnknown(schema, { errors: "all" })(input), invalidRequest(operation))
+
+// Query parameters too, with the endpoint's own schema (a `limit` of 0 is the caller's mistake, not the
+// server's): encoding checks them as the request would.
+const checkedQuery = <A, I>(schema: Schema.Schema<A, I>, operation: string, query: A) =>
+  Effect.as(
+    Effect.mapError(Schema.encode(schema, { errors: "all" })(query), invalidRequest(operation)),
+    query,
   )
 
-/** Runs one POST with its Idempotency-Key (the caller's or a fresh one) for every attempt. */
+/**
+ * An id as one path segment, percent-encoded, so that an id taken from elsewhere can never name another route
+ * (`../orders/<id>/cancel`). `.` and `..` cannot be sent at all (URL resolution removes them, and their encoded
+ * forms too): InvalidRequest.
+ */
+const segment = (operation: string, id: string): Effect.Effect<string, InvalidRequest> =>
+  id === "." || id === ".."
+    ? Effect.fail(new InvalidRequest({ operation, problem: `the id "${id}" cannot be sent in a path` }))
+    : Effect.succeed(encodeURIComponent(id))
+
+/**
+ * The Idempotency-Key of one call, fixed when the method is called (every retry and every run of the returned
+ * effect carries it): the caller's, checked as the server checks it, or a fresh UUID.
+ */
+const keyOf = (operation: string, options: WriteOptions | undefined) => {
+  const given = options?.idempotencyKey
+  if (given === undefined) return Effect.succeed(newIdempotencyKey())
+  return IdempotencyKey.parseIdempotencyKeyHeader(given, { required: false }).pipe(
+    Effect.as(given),
+    Effect.mapError(
+      (error) =>
+        new InvalidRequest({
+          operation,
+          problem: `idempotencyKey ${"problem" in error ? error.problem : "is required"}`,
+        }),
+    ),
+  )
+}
+
+/**
+ * Runs one POST with its Idempotency-Key for every attempt. A failure to get a token first is reported with
+ * the call's key too: the call was not sent, and may be retried later with it.
+ */
 const post = <A, E>(send: Effect.Effect<A, E>, idempotencyKey: string, critical: boolean) =>
-  Effect.locally(settled(send), currentCall, Option.some({ idempotencyKey, critical }))
+  Effect.locally(settled(send), currentCall, Option.some({ idempotencyKey, critical })).pipe(
+    Effect.mapError((error) =>
+      error instanceof RetriesExhausted && error.idempotencyKey === null
+        ? (new RetriesExhausted({ ...error, idempotencyKey }) as typeof error)
+        : error,
+    ),
+  )
+
+/** A POST with the call's key (see keyOf); input problems are InvalidRequest. */
+const keyedPost = <A, E>(operation: string, options: WriteOptions | undefined, send: Effect.Effect<A, E>) => {
+  const key = keyOf(operation, options)
+  return Effect.flatMap(key, (idempotencyKey) => post(send, idempotencyKey, false))
+}
 
 /** A critical POST: a 500 is not retried and becomes PendingOutcome, to reconcile by `referenceId`. */
 const criticalPost = <A, E>(
@@ -144,14 +204,14 @@ const criticalPost = <A, E>(
   operation: CriticalOperation,
   referenceId: string,
   options: WriteOptions | undefined,
-) => {
-  const idempotencyKey = options?.idempotencyKey ?? newIdempotencyKey()
-  return Effect.mapError(post(send, idempotencyKey, true), (error) =>
-    error instanceof ApiError && error.status === 500
-      ? new PendingOutcome({ operation, referenceId, idempotencyKey, errors: error.errors })
-      : error,
+) =>
+  Effect.flatMap(keyOf(operation, options), (idempotencyKey) =>
+    Effect.mapError(post(send, idempotencyKey, true), (error) =>
+      error instanceof ApiError && error.status === 500
+        ? new PendingOutcome({ operation, referenceId, idempotencyKey, errors: error.errors })
+        : error,
+    ),
   )
-}
 
 // The contract documents each POST's Idempotency-Key header; the resilient HTTP client sets it (the same key on
 // every retry of a call), so the call itself passes none.
@@ -194,27 +254,42 @@ export const makePointsClient = (options: PointsClientOptions) =>
 
     const client: PointsClient = {
       createUser: (input, writeOptions) =>
-        Effect.flatMap(checked(CreateUserBody, "createUser", input), (payload) =>
-          post(
+        keyedPost(
+          "createUser",
+          writeOptions,
+          Effect.flatMap(checked(CreateUserBody, "createUser", input), (payload) =>
             api.users.createUser({ headers: keyFromCall, payload }),
-            writeOptions?.idempotencyKey ?? newIdempotencyKey(),
-            false,
           ),
         ),
-      getUser: (userId) => settled(api.users.getUser({ path: { user_id: userId } })),
-      findUsers: (query = {}) => settled(api.users.findUsers({ urlParams: query })),
+      getUser: (userId) =>
+        Effect.flatMap(segment("getUser", userId), (user_id) =>
+          settled(api.users.getUser({ path: { user_id } })),
+        ),
+      findUsers: (query = {}) =>
+        Effect.flatMap(checkedQuery(FindUsersQuerySchema, "findUsers", query), (urlParams) =>
+          settled(api.users.findUsers({ urlParams })),
+        ),
       updateUser: (userId, input) =>
-        Effect.flatMap(checked(UpdateUserBody, "updateUser", input), (payload) =>
-          settled(api.users.updateUser({ path: { user_id: userId }, payload })),
+        Effect.flatMap(
+          Effect.zip(segment("updateUser", userId), checked(UpdateUserBody, "updateUser", input)),
+          ([user_id, payload]) => settled(api.users.updateUser({ path: { user_id }, payload })),
         ),
-      closeUser: (userId) => settled(api.users.closeUser({ path: { user_id: userId } })),
+      closeUser: (userId) =>
+        Effect.flatMap(segment("closeUser", userId), (user_id) =>
+          settled(api.users.closeUser({ path: { user_id } })),
+        ),
       openPointsAccount: (userId, writeOptions) =>
-        post(
-          api.users.openPointsAccount({ headers: keyFromCall, path: { user_id: userId } }),
-          writeOptions?.idempotencyKey ?? newIdempotencyKey(),
-          false,
+        keyedPost(
+          "openPointsAccount",
+          writeOptions,
+          Effect.flatMap(segment("openPointsAccount", userId), (user_id) =>
+            api.users.openPointsAccount({ headers: keyFromCall, path: { user_id } }),
+          ),
         ),
-      getPointsAccount: (userId) => settled(api.users.getPointsAccount({ path: { user_id: userId } })),
+      getPointsAccount: (userId) =>
+        Effect.flatMap(segment("getPointsAccount", userId), (user_id) =>
+          settled(api.users.getPointsAccount({ path: { user_id } })),
+        ),
       addPoints: (input, writeOptions) => {
         const send = Effect.flatMap(
           checked(PointsMovementBody, "addPoints", { transaction: input }),
@@ -230,21 +305,34 @@ export const makePointsClient = (options: PointsClientOptions) =>
         return criticalPost(send, "subtractPoints", input.reference_id, writeOptions)
       },
       getTransaction: (transactionId) =>
-        settled(api.points.getTransaction({ path: { transaction_id: transactionId } })),
-      findTransactions: (query = {}) => settled(api.points.findTransactions({ urlParams: query })),
+        Effect.flatMap(segment("getTransaction", transactionId), (transaction_id) =>
+          settled(api.points.getTransaction({ path: { transaction_id } })),
+        ),
+      findTransactions: (query = {}) =>
+        Effect.flatMap(checkedQuery(FindTransactionsQuerySchema, "findTransactions", query), (urlParams) =>
+          settled(api.points.findTransactions({ urlParams })),
+        ),
       createOrder: (input, writeOptions) => {
         const send = Effect.flatMap(checked(CreateOrderBody, "createOrder", input), (payload) =>
           api.orders.createOrder({ headers: keyFromCall, payload }),
         )
         return criticalPost(send, "createOrder", input.reference_id, writeOptions)
       },
-      getOrder: (orderId) => settled(api.orders.getOrder({ path: { order_id: orderId } })),
-      findOrders: (query = {}) => settled(api.orders.findOrders({ urlParams: query })),
+      getOrder: (orderId) =>
+        Effect.flatMap(segment("getOrder", orderId), (order_id) =>
+          settled(api.orders.getOrder({ path: { order_id } })),
+        ),
+      findOrders: (query = {}) =>
+        Effect.flatMap(checkedQuery(FindOrdersQuerySchema, "findOrders", query), (urlParams) =>
+          settled(api.orders.findOrders({ urlParams })),
+        ),
       cancelOrder: (orderId, writeOptions) =>
-        post(
-          api.orders.cancelOrder({ headers: keyFromCall, path: { order_id: orderId } }),
-          writeOptions?.idempotencyKey ?? newIdempotencyKey(),
-          false,
+        keyedPost(
+          "cancelOrder",
+          writeOptions,
+          Effect.flatMap(segment("cancelOrder", orderId), (order_id) =>
+            api.orders.cancelOrder({ headers: keyFromCall, path: { order_id } }),
+          ),
         ),
     }
     return client

@@ -222,6 +222,67 @@ describe("The Points client", () => {
     }),
   )
 
+  it.scopedLive("fixes a Create user's key when it is called: running the effect twice sends one key", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/users", [{ status: 201, body: userBody("u-1") }])
+      const client = yield* clientOf(server)
+      const create = client.createUser({ partner_user_id: "p-1", email: "ada@example.com" })
+      yield* create
+      yield* create
+      const keys = server.requestsTo("POST", "/api/users").map((r) => r.headers["idempotency-key"])
+      expect(keys).toHaveLength(2)
+      expect(keys[0]).toMatch(uuid)
+      expect(keys[1]).toBe(keys[0])
+    }),
+  )
+
+  it.scopedLive("sends an id as one path segment: it can never name another route", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      const client = yield* clientOf(server)
+      yield* Effect.flip(client.openPointsAccount("../orders/o-1/cancel?"))
+      yield* Effect.flip(client.getOrder("a/b#c"))
+      expect(server.received.filter((r) => r.path !== "/api/oauth/token").map((r) => r.path)).toEqual([
+        "/api/users/..%2Forders%2Fo-1%2Fcancel%3F/points-account",
+        "/api/orders/a%2Fb%23c",
+      ])
+      // A dot segment is removed by URL resolution however it is encoded: it is never sent.
+      for (const id of ["..", "."]) {
+        expect((yield* Effect.flip(client.getUser(id)))._tag).toBe("InvalidRequest")
+      }
+      expect(server.received.filter((r) => r.path !== "/api/oauth/token")).toHaveLength(2)
+    }),
+  )
+
+  it.scopedLive("refuses a bad query or Idempotency-Key as InvalidRequest, sending nothing", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      const client = yield* clientOf(server)
+      const refusals = [
+        yield* Effect.flip(client.findUsers({ limit: 0 })),
+        yield* Effect.flip(client.findTransactions({ limit: 1.5 })),
+        yield* Effect.flip(client.findOrders({ status: "bogus" as "pending" })),
+        yield* Effect.flip(client.addPoints(movement, { idempotencyKey: "" })),
+        yield* Effect.flip(client.cancelOrder("o-1", { idempotencyKey: "café" })),
+      ]
+      expect(refusals.map((error) => error._tag)).toEqual(Array(5).fill("InvalidRequest"))
+      expect(refusals[3]?.message).toContain("idempotencyKey must not be empty")
+      expect(server.received).toHaveLength(0)
+    }),
+  )
+
+  it.scopedLive("reports a token it could not get with the call's Idempotency-Key", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/oauth/token", [{ status: 503 }])
+      const client = yield* clientOf(server, { ...fast, maxRetries: 1 })
+      const error = yield* Effect.flip(client.addPoints(movement, { idempotencyKey: "add-7" }))
+      expect(error).toMatchObject({ _tag: "RetriesExhausted", idempotencyKey: "add-7", lastStatus: 503 })
+      expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(0)
+    }),
+  )
+
   it.scopedLive("surfaces bad client credentials as ApiError GH1001", () =>
     Effect.gen(function* () {
       const server = yield* scriptedServer

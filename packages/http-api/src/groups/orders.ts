@@ -42,6 +42,14 @@ export const CreateOrderBody = Schema.Struct({
 
 const orderPath = Schema.Struct({ order_id: PathId })
 
+/** Query of Find orders. */
+export const FindOrdersQuery = Schema.Struct({
+  reference_id: Schema.optional(Text),
+  user_id: Schema.optional(Text),
+  status: Schema.optional(Order.OrderStatus),
+  ...PageQuery,
+})
+
 /** Orders paid in points. */
 export class OrdersGroup extends HttpApiGroup.make("orders")
   .add(
@@ -63,16 +71,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
   )
   .add(
     HttpApiEndpoint.get("findOrders", "/api/orders")
-      .setUrlParams(
-        queryParams(
-          Schema.Struct({
-            reference_id: Schema.optional(Text),
-            user_id: Schema.optional(Text),
-            status: Schema.optional(Order.OrderStatus),
-            ...PageQuery,
-          }),
-        ),
-      )
+      .setUrlParams(queryParams(FindOrdersQuery))
       .addSuccess(PageOf(OrderResource))
       .addError(ErrorAt[400]),
   )

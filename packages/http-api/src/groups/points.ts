@@ -17,6 +17,13 @@ export const PointsMovementBody = Schema.Struct({
   }),
 }).pipe(Schema.annotations({ identifier: "PointsMovement" }))
 
+/** Query of Find transactions. */
+export const FindTransactionsQuery = Schema.Struct({
+  reference_id: Schema.optional(Text),
+  user_id: Schema.optional(Text),
+  ...PageQuery,
+})
+
 /** Points movements: add, subtract, and the transactions they record. */
 export class PointsGroup extends HttpApiGroup.make("points")
   .add(
@@ -47,15 +54,7 @@ export class PointsGroup extends HttpApiGroup.make("points")
   )
   .add(
     HttpApiEndpoint.get("findTransactions", "/api/points/transactions")
-      .setUrlParams(
-        queryParams(
-          Schema.Struct({
-            reference_id: Schema.optional(Text),
-            user_id: Schema.optional(Text),
-            ...PageQuery,
-          }),
-        ),
-      )
+      .setUrlParams(queryParams(FindTransactionsQuery))
       .addSuccess(PageOf(TransactionResource))
       .addError(ErrorAt[400]),
   )

@@ -30,6 +30,9 @@ export const UpdateUserBody = Schema.Struct({
 
 const userPath = Schema.Struct({ user_id: PathId })
 
+/** Query of Find users. */
+export const FindUsersQuery = Schema.Struct({ partner_user_id: Schema.optional(Text), ...PageQuery })
+
 /** Users and their points accounts. */
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(
@@ -49,7 +52,7 @@ export class UsersGroup extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.get("findUsers", "/api/users")
-      .setUrlParams(queryParams(Schema.Struct({ partner_user_id: Schema.optional(Text), ...PageQuery })))
+      .setUrlParams(queryParams(FindUsersQuery))
       .addSuccess(PageOf(UserResource))
       .addError(ErrorAt[400]),
   )
