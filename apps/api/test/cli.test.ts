@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process"
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -136,8 +136,11 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           expect(show).toMatchObject({ code: 1, stdout: "" })
           expect(show.stderr.trim()).toBe("Error LE0002: partner not found")
           expect(issue.code).toBe(1)
+          // The published error body: each entry with its id.
           expect(JSON.parse(issue.stderr)).toEqual({
-            errors: [{ code: "LE0002", message: "partner not found" }],
+            errors: [
+              { id: expect.stringMatching(/^[0-9a-f-]{36}$/), code: "LE0002", message: "partner not found" },
+            ],
           })
           expect(empty.code).toBe(1)
           expect(empty.stderr.trim()).toBe("Error GH1006: name must not be empty")
@@ -155,7 +158,17 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           const rebuilt = jsonOf(yield* admin("projections", "rebuild", "--batch-size", "2", "--json"))
           expect(rebuilt.events).toBeGreaterThanOrEqual(1)
           expect(rebuilt.rows.partners).toBeGreaterThanOrEqual(1)
-          expect(rebuilt.eventsPerSecond).toBeGreaterThan(0)
+          // snake_case, as every other JSON output; seconds rounded to hundredths.
+          expect(rebuilt.events_per_second).toBeGreaterThan(0)
+          expect(Object.keys(rebuilt)).toEqual([
+            "events",
+            "folded_events",
+            "streams",
+            "seconds",
+            "events_per_second",
+            "rows",
+          ])
+          expect(rebuilt.seconds).toBe(Math.round(rebuilt.seconds * 100) / 100)
           // The rebuilt row is the one inline projection wrote.
           expect(jsonOf(yield* admin("partners", "show", partner.id, "--json"))).toEqual(before)
 
@@ -166,7 +179,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
 
           const refused = yield* admin("projections", "rebuild", "--batch-size", "0")
           expect(refused.code).not.toBe(0)
-          expect(refused.stderr).toContain("batch-size")
+          expect(refused.stderr.trim()).toBe("Error GH1006: batch-size must be an integer from 1 to 10000")
         }),
       180_000,
     )
@@ -193,6 +206,18 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           expect(run.stderr).toContain(`pid ${process.pid} on 127.0.0.1:54329`)
           expect(run.stderr).toContain("DATABASE_URL=postgres://")
           expect(run.stderr).toContain("admin API")
+
+          // A data directory with no database yet: made, and said so (a mistyped DATA_DIR is seen at once).
+          // (Its parent opened to the `postgres` OS user the embedded server runs as, when run as root.)
+          yield* Effect.promise(() => chmod(dataDir, 0o755))
+          const fresh = join(dataDir, "fresh")
+          const created = yield* runCli(["partners", "list", "--json"], {
+            DATABASE_URL: undefined,
+            DATA_DIR: fresh,
+          })
+          expect(created.code).toBe(0)
+          expect(JSON.parse(created.stdout)).toEqual({ data: [], next_cursor: null })
+          expect(created.stderr).toContain(`Note: no database under ${fresh} yet (DATA_DIR)`)
         }).pipe(Effect.scoped),
       180_000,
     )

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { DatabaseLive, databaseConfig, EmbeddedServerError } from "@points/infrastructure"
-import { Data, Effect, Layer, Option } from "effect"
+import { Console, Data, Effect, Layer, Option } from "effect"
 
 /** The embedded database under DATA_DIR is already served by another process (typically `npm start`). */
 export class DatabaseInUse extends Data.TaggedError("DatabaseInUse")<{
@@ -59,6 +59,13 @@ export const AdminDatabaseLive = Layer.unwrapEffect(
     const dataDir = resolve(config.dataDir)
     const inUse = runningServer(dataDir)
     if (Option.isSome(inUse)) return Layer.fail(inUse.value)
+    // A data directory that does not exist yet is made empty: say so (on stderr), since a mistyped DATA_DIR
+    // would otherwise look like a database without partners.
+    if (!existsSync(join(dataDir, "postgres"))) {
+      yield* Console.error(
+        `Note: no database under ${dataDir} yet (DATA_DIR); a new, empty one is created there. The server's is under the DATA_DIR it runs with (default .data/ of its working directory), or set DATABASE_URL.`,
+      )
+    }
     // Checked again on a failed start: the other process may have started between the check and ours.
     return Layer.catchAll(DatabaseLive, (error) =>
       Layer.fail(

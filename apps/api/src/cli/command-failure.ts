@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto"
 import { MigrationError } from "@effect/sql/Migrator"
 import { SqlError } from "@effect/sql/SqlError"
 import { EmbeddedServerError } from "@points/infrastructure"
@@ -55,8 +56,9 @@ const reasonOf = (error: unknown): Reason => {
  */
 export const reportFailure = (mode: OutputMode) => (error: unknown) => {
   const reason = reasonOf(error)
+  // The published error body: each entry with an id of its own, as the API's entries have.
   const text = mode.json
-    ? JSON.stringify({ errors: [reason] }, null, 2)
+    ? JSON.stringify({ errors: [{ id: randomUUID(), ...reason }] }, null, 2)
     : `Error ${reason.code}: ${reason.message}`
   return Effect.zipRight(Console.error(text), Effect.fail(new CommandFailed({ exitCode: ExitCode.failed })))
 }

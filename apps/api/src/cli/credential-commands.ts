@@ -13,11 +13,16 @@ import { clientId, cursor, displayName, gracePeriod, json, limit, partnerId } fr
 import { type OutputMode, printFields, printNextPage, printSecret, printTable } from "./output.js"
 import { runAdmin } from "./run-admin.js"
 
-const issuedFields = (title: string, issued: IssuedCredential) =>
+// `created_at` is when this secret was made: for a rotation, the rotation's time (labelled so for people).
+const issuedFields = (
+  title: string,
+  issued: IssuedCredential,
+  madeAt: "created_at" | "rotated_at" = "created_at",
+) =>
   printFields(title, [
     ["client_id", issued.client_id],
     ["client_secret", issued.client_secret],
-    ["created_at", issued.created_at],
+    [madeAt, issued.created_at],
   ])
 
 const printIssued = (mode: OutputMode, title: string) => (issued: IssuedCredential) =>
@@ -93,7 +98,7 @@ const rotate = Command.make(
     )
     const human = (issued: IssuedCredential) =>
       Effect.zipRight(
-        issuedFields(`Client secret rotated for client ${clientId}`, issued),
+        issuedFields(`Client secret rotated for client ${clientId}`, issued, "rotated_at"),
         Console.log(`The previous secret keeps working for ${graceSeconds} seconds.`),
       )
     const print = (issued: IssuedCredential) => printSecret(mode, human(issued), issued)

@@ -9,7 +9,7 @@ import {
 import { SingleBar } from "cli-progress"
 import { Effect, Option, Schema } from "effect"
 import { checked, json } from "./options.js"
-import { type OutputMode, printFields, printTable } from "./output.js"
+import { type OutputMode, printFields, printJson, printTable } from "./output.js"
 import { runAdmin } from "./run-admin.js"
 
 const batchSize = Options.integer("batch-size").pipe(
@@ -19,7 +19,11 @@ const batchSize = Options.integer("batch-size").pipe(
   Options.optional,
 )
 
-const BatchSize = Schema.Int.pipe(Schema.between(1, MAX_REBUILD_BATCH_SIZE))
+const BatchSize = Schema.Int.pipe(
+  Schema.between(1, MAX_REBUILD_BATCH_SIZE, {
+    message: () => `must be an integer from 1 to ${MAX_REBUILD_BATCH_SIZE}`,
+  }),
+)
 
 // A bad size is refused (GH1006 naming the option) before the database is opened.
 const rebuildOptions = (size: Option.Option<number>) =>
@@ -56,15 +60,24 @@ const withProgressBar = <A, E, R>(
         (bar) => Effect.sync(() => bar.stop()),
       )
 
+// The figures as both outputs name them (snake_case, as every other JSON of the CLI and the API).
+const rebuildFigures = (result: RebuildResult) => ({
+  events: result.events,
+  folded_events: result.foldedEvents,
+  streams: result.streams,
+  seconds: Math.round(result.seconds * 100) / 100,
+  events_per_second: result.eventsPerSecond,
+  rows: result.rows,
+})
+
 const printRebuild = (result: RebuildResult) =>
   Effect.zipRight(
-    printFields("Read models rebuilt", [
-      ["events", result.events],
-      ["folded_events", result.foldedEvents],
-      ["streams", result.streams],
-      ["seconds", result.seconds.toFixed(2)],
-      ["events_per_second", result.eventsPerSecond],
-    ]),
+    printFields(
+      "Read models rebuilt",
+      Object.entries(rebuildFigures(result)).flatMap(([name, value]) =>
+        typeof value === "number" ? [[name, name === "seconds" ? value.toFixed(2) : value] as const] : [],
+      ),
+    ),
     printTable(
       ["TABLE", "ROWS"],
       Object.entries(result.rows).map(([table, rows]) => [table, rows]),
@@ -80,6 +93,7 @@ const rebuild = Command.make("rebuild", { batchSize, json }, ({ batchSize, json 
       withProgressBar({ json }, (onProgress) => rebuildReadModels({ ...options, onProgress })),
     ),
     printRebuild,
+    (result) => printJson(rebuildFigures(result)),
   ),
 ).pipe(
   Command.withDescription(
