@@ -30,10 +30,13 @@ const expectPublishedError = (reply: Reply, status: number, code: string) => {
 }
 
 // Raw bytes to the server and everything it sends back until it closes: for requests no HTTP client sends.
-const sendRaw = (url: string, text: string) =>
+const sendRaw = (url: string, text: string, options: { readonly halfClose?: boolean } = {}) =>
   Effect.async<string, Error>((resume) => {
     const { hostname, port } = new URL(url)
-    const socket = connect(Number(port), hostname, () => socket.end(text))
+    // Half-closed after the text (the default), or left open: then only the server can end the connection.
+    const socket = connect(Number(port), hostname, () =>
+      options.halfClose === false ? socket.write(text) : socket.end(text),
+    )
     let received = ""
     socket.setEncoding("latin1")
     socket.on("data", (chunk: string) => {
@@ -94,6 +97,44 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(parsed.errors).toHaveLength(1)
         expect(parsed.errors[0]).toMatchObject({ code: "GH1006", id: expect.stringMatching(uuid) })
       }
+    }),
+  )
+
+  it.effect(
+    "refuses a query string that is not percent-encoded UTF-8 (read as U+FFFD, it filtered on text never sent)",
+    () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        for (const query of [
+          "/api/users?partner_user_id=%FF",
+          "/api/orders?reference_id=%ED%A0%80",
+          "/api/points/transactions?reference_id=%E2%82",
+          "/api/events?limit=5&x=%zz",
+        ]) {
+          const reply = yield* call("GET", query, { token })
+          expectPublishedError(reply, 400, "GH1006")
+          expect(reply.body.errors[0].message).toBe(
+            "invalid params: the query string is not percent-encoded UTF-8",
+          )
+        }
+        // Well-formed text in any script is a filter like any other.
+        expect(
+          (yield* call("GET", "/api/users?partner_user_id=caf%C3%A9+%F0%9F%98%80", { token })).status,
+        ).toBe(200)
+      }),
+  )
+
+  it.effect("closes the connection after refusing a request without Host (not valid HTTP/1.1)", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      // A second request follows on the same connection, which the client leaves open: it is never read.
+      const raw = yield* sendRaw(
+        base,
+        "GET /health/live HTTP/1.1\r\n\r\nGET /health/live HTTP/1.1\r\nHost: x\r\n\r\n",
+        { halfClose: false },
+      ).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("never closed") }))
+      expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 400"])
+      expect(raw.toLowerCase()).toContain("\r\nconnection: close\r\n")
     }),
   )
 

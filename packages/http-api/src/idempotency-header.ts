@@ -2,9 +2,10 @@ import { Schema } from "effect"
 
 const about =
   "1 to 255 printable ASCII characters, bare or as a quoted string, sent once. The first answer that is a " +
-  "2xx, 400, 401, 404, 409 or 429 is recorded for 24 hours and replayed, with `Idempotent-Replayed: true`, " +
-  "to every retry with the key; the key with another method, path or body is 422 IK1001, and while the " +
-  "first request runs, 409 IK1002. A bad value is 400 GH1006."
+  "2xx, 400, 404 or 409 is recorded for 24 hours and replayed, with `Idempotent-Replayed: true`, to every " +
+  "retry with the key; the key with another method, path or body is 422 IK1001, and while the first request " +
+  "runs, 409 IK1002. A 401 or 429 comes before the key is claimed: nothing ran and the key stays unused. " +
+  "A bad value is 400 GH1006."
 
 /** The Idempotency-Key header of a POST under /api (DESIGN.md section 4), documented in the OpenAPI document. */
 export const IdempotencyKeyHeader = Schema.Struct({

@@ -14,3 +14,18 @@ export const currentPartnerId: FiberRef.FiberRef<Option.Option<PartnerId>> = Fib
 
 /** A request's path: its URL without the query string. */
 export const pathOf = (request: { readonly url: string }): string => request.url.split("?")[0] ?? request.url
+
+/**
+ * True when every name and value of the request's query string decodes as UTF-8. The platform decodes a
+ * malformed sequence (`%FF`, an encoded surrogate) as U+FFFD: a filter the client never sent.
+ */
+export const queryIsUtf8 = (request: { readonly url: string }): boolean => {
+  const start = request.url.indexOf("?")
+  if (start === -1) return true
+  try {
+    for (const pair of request.url.slice(start + 1).split("&")) decodeURIComponent(pair.replaceAll("+", " "))
+    return true
+  } catch {
+    return false
+  }
+}

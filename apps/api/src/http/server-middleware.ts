@@ -8,7 +8,7 @@ import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
 import { errorBodyText, errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
-import { currentRequestId, pathOf } from "./request-context.js"
+import { currentRequestId, pathOf, queryIsUtf8 } from "./request-context.js"
 
 const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
   (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
@@ -100,10 +100,10 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     // Answers made here, before routing, never pass the pre-response handlers: they get the headers directly,
     // and their metrics the template of the route they were refused at (no router named it).
     let refusedAt: string | undefined
-    const refused = (error: ApiError) => {
+    const refused = (error: ApiError, headers: Readonly<Record<string, string>> = {}) => {
       refusedAt = bodyRoute?.template
       return Effect.map(errorResponse(withOAuthFields(path, error)), (response) =>
-        HttpServerResponse.setHeaders(response, common),
+        HttpServerResponse.setHeaders(response, { ...common, ...headers }),
       )
     }
     const handled =
@@ -113,6 +113,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
       /[;#]|\/\/|.\/$/.test(path)
         ? refused(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
         : // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check (turned off) answered it without a body.
+          // Not valid HTTP/1.1, so the connection is closed, as for the requests Node refuses itself.
           request.headers.host === undefined &&
             NodeHttpServerRequest.toIncomingMessage(request).httpVersion === "1.1"
           ? refused(
@@ -120,18 +121,28 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
                 status: 400,
                 errors: [entryOf("GH1006", "invalid params: the Host header is required")],
               }),
+              { Connection: "close" },
             )
-          : Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-            ? refused(payloadTooLarge())
-            : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
-              ? refused(
-                  new ApiError({
-                    status: 415,
-                    errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
-                  }),
-                )
-              : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
-                app
+          : !queryIsUtf8(request)
+            ? refused(
+                new ApiError({
+                  status: 400,
+                  errors: [
+                    entryOf("GH1006", "invalid params: the query string is not percent-encoded UTF-8"),
+                  ],
+                }),
+              )
+            : Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
+              ? refused(payloadTooLarge())
+              : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
+                ? refused(
+                    new ApiError({
+                      status: 415,
+                      errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+                    }),
+                  )
+                : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
+                  app
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
