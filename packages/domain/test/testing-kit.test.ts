@@ -83,12 +83,26 @@ describe("DeciderSpecification", () => {
   it.effect("thenBreaksInvariant: passes on a corrupt history, fails when the command is fine", () =>
     Effect.gen(function* () {
       yield* spec.given([registered, registered]).when(close).thenBreaksInvariant("UserRegistered twice")
-      yield* failureOf(spec.given([registered, activated]).when(close).thenBreaksInvariant())
+      const succeeded = yield* failureOf(
+        spec.given([registered, activated]).when(close).thenBreaksInvariant(),
+      )
+      expect(succeeded.message).toBe("expected an InvariantViolation, but the command succeeded")
+      expect(succeeded.actual).toEqual({ events: [closed] })
+      const refused = yield* failureOf(spec.given([]).when(close).thenBreaksInvariant())
+      expect(refused.actual).toEqual({ refused: new ResourceNotFound({ resource: "user", id: userId }) })
       yield* failureOf(
         spec.given([registered, registered]).when(close).thenBreaksInvariant("another message"),
       )
     }),
   )
+
+  it("a specification awaited without its last step is rejected at once, saying how to finish it", async () => {
+    // What a plain `it` (or `await`) does with it: it calls `then(resolve, reject)`.
+    const unfinished = spec.given([registered, activated]).when(close) as unknown as PromiseLike<unknown>
+    const awaited = Promise.resolve(unfinished)
+    await expect(awaited).rejects.toBeInstanceOf(SpecificationFailure)
+    await expect(awaited).rejects.toThrow(/a specification was awaited/)
+  })
 
   it("replay folds a stream into the decider's state", () => {
     const state = replay(User.decider, [registered, activated, closed])

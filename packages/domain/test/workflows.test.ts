@@ -319,16 +319,16 @@ describe("Failing an order", () => {
 })
 
 describe("Opening a user's points account", () => {
-  const open = Ledger.OpenAccount.make({ userId, accountId, holder: "active" })
-  const add = Ledger.AddPoints.make({
+  const open = { _tag: "OpenAccount", userId, accountId } as const
+  const add = {
+    _tag: "AddPoints",
     userId,
     accountId,
     transactionId: addTransactionId,
     amount: Points.make(500),
     referenceId,
     description: null,
-    holder: "active",
-  })
+  } as const
 
   it.effect("names the account on the user when it opens, explicitly or by the first Add points", () =>
     Effect.gen(function* () {
@@ -345,19 +345,23 @@ describe("Opening a user's points account", () => {
     }),
   )
 
-  it.effect("leaves the user alone when the account exists, and refuses what the ledger refuses", () =>
+  it.effect("leaves the user alone when the account exists, and refuses for the user's own standing", () =>
     Effect.gen(function* () {
       const user = userOf(registered, activated)
       const again = yield* Workflows.openAccountForUser({ user, ledger: ledgerOf(opened) }, add)
       expect(again.user).toEqual([])
       expect(again.ledger.map((event) => event._tag)).toEqual(["PointsAdded"])
-      const processing = yield* Effect.flip(
-        Workflows.openAccountForUser(
-          { user: userOf(registered), ledger: ledgerOf() },
-          Ledger.AddPoints.make({ ...add, holder: "processing" }),
-        ),
-      )
-      expect(processing).toEqual(new UserBeingProcessed({ userId }))
+      // The holder's standing is the user's own: processing (LE0001), closed (LE0004), unknown (LE0002).
+      for (const [history, refusal] of [
+        [[registered], new UserBeingProcessed({ userId })],
+        [[registered, activated, userClosed], new AlreadyClosed({ resource: "user", id: userId })],
+        [[], new ResourceNotFound({ resource: "user", id: userId })],
+      ] as const) {
+        const refused = yield* Effect.flip(
+          Workflows.openAccountForUser({ user: userOf(...history), ledger: ledgerOf() }, open),
+        )
+        expect(refused).toEqual(refusal)
+      }
     }),
   )
 })

@@ -31,6 +31,10 @@ export interface Specification<Command, Event, Err> {
   readonly given: (history: ReadonlyArray<Event>) => When<Command, Event, Err>
 }
 
+const awaitedMessage =
+  "a specification was awaited: finish it with then/thenFails/thenNothingHappens/thenBreaksInvariant/" +
+  "thenEvents and run the Effect that returns (it.effect), instead of awaiting given(...).when(...)"
+
 const describe = (value: unknown) => {
   try {
     return JSON.stringify(value)
@@ -69,9 +73,16 @@ const forDecider = <Command, Event, State, Err>(
 
       return {
         // `then` is the name every given/when/then kit uses; the object is never awaited, only its Effects are.
+        // A runner that awaits it (a specification left without its last step, returned from a plain `it`) calls
+        // `then(resolve, reject)`: it is told so at once instead of waiting forever.
         // biome-ignore lint/suspicious/noThenProperty: the specification's last step is called `then` on purpose.
-        then: (expected) =>
-          expectEvents((actual) => {
+        then: (expected: ReadonlyArray<Event>, ...awaited: ReadonlyArray<unknown>) => {
+          const reject = awaited[0]
+          if (typeof expected === "function" && typeof reject === "function") {
+            reject(new SpecificationFailure(awaitedMessage, "awaited", "an Effect run by it.effect"))
+            return Effect.void
+          }
+          return expectEvents((actual) => {
             if (!structurallyEqual(actual, expected)) {
               throw new SpecificationFailure(
                 "the command produced other events than expected",
@@ -79,7 +90,8 @@ const forDecider = <Command, Event, State, Err>(
                 expected,
               )
             }
-          }),
+          })
+        },
         thenNothingHappens: () =>
           expectEvents((actual) => {
             if (actual.length > 0) throw new SpecificationFailure("expected no events", actual, [])
@@ -98,8 +110,20 @@ const forDecider = <Command, Event, State, Err>(
                       new SpecificationFailure("another invariant broke", defect.value.message, messagePart),
                     )
               }
+              const outcome = Exit.isSuccess(exit)
+                ? { events: exit.value }
+                : Option.match(Cause.failureOption(exit.cause), {
+                    onSome: (refusal) => ({ refused: refusal }),
+                    onNone: () => ({ died: Cause.pretty(exit.cause) }),
+                  })
               return Effect.die(
-                new SpecificationFailure("expected an InvariantViolation", exit, "InvariantViolation"),
+                new SpecificationFailure(
+                  Exit.isSuccess(exit)
+                    ? "expected an InvariantViolation, but the command succeeded"
+                    : "expected an InvariantViolation, but the command failed otherwise",
+                  outcome,
+                  "InvariantViolation",
+                ),
               )
             },
           ),

@@ -41,11 +41,7 @@ export const openPointsAccount = (context: RequestContext, userId: string) =>
     return yield* writeThenRead(
       runUnitOfWork(
         { user: userStream(id), ledger: ledgerStream(id) },
-        (s) =>
-          Workflows.openAccountForUser(
-            s,
-            Ledger.OpenAccount.make({ userId: id, accountId, holder: User.standingOf(s.user) }),
-          ),
+        (s) => Workflows.openAccountForUser(s, { _tag: "OpenAccount", userId: id, accountId }),
         appendContextOf(context),
       ),
       () => getPointsAccount(context.partnerId, id),
@@ -100,20 +96,20 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
             amount: input.amount,
             referenceId,
             description: input.description ?? null,
-            holder: User.standingOf(s.user),
           }
           if (kind === "subtract") {
             const ledger = yield* Ledger.decide(
-              Ledger.SubtractPoints.make(movement, validatedElsewhere),
+              Ledger.SubtractPoints.make(
+                { ...movement, holder: User.standingOf(s.user) },
+                validatedElsewhere,
+              ),
               s.ledger,
             )
             return { reference, ledger }
           }
-          const { user, ledger } = yield* Workflows.openAccountForUser(
-            s,
-            Ledger.AddPoints.make({ ...movement, accountId }, validatedElsewhere),
-          )
-          return { reference, user, ledger }
+          // An add opens the account when there is none, and then names it on the user.
+          const opened = yield* Workflows.openAccountForUser(s, { _tag: "AddPoints", ...movement, accountId })
+          return { reference, ...opened }
         }),
       answer: (outcome: Outcome<typeof streams>) => {
         const recorded = outcome.appended.ledger.find((item) => isMovement(item.event))

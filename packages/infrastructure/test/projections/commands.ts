@@ -109,14 +109,7 @@ export const openAccount = (partnerId: PartnerId, userId: UserId) =>
   decideAndAppend(
     { user: userStream(userId), ledger: ledgerStream(userId) },
     (s) =>
-      Workflows.openAccountForUser(
-        s,
-        Ledger.OpenAccount.make({
-          userId,
-          accountId: AccountId.make(newId()),
-          holder: User.standingOf(s.user),
-        }),
-      ),
+      Workflows.openAccountForUser(s, { _tag: "OpenAccount", userId, accountId: AccountId.make(newId()) }),
     contextFor(partnerId),
   )
 
@@ -154,17 +147,20 @@ export const movePoints = (
           amount: Points.make(amount),
           referenceId: reference,
           description,
-          holder: User.standingOf(s.user),
         }
         if (kind === "subtract") {
-          const ledger = yield* Ledger.decide(Ledger.SubtractPoints.make(movement), s.ledger)
+          const ledger = yield* Ledger.decide(
+            Ledger.SubtractPoints.make({ ...movement, holder: User.standingOf(s.user) }),
+            s.ledger,
+          )
           return { reference: reservation, ledger }
         }
-        const { user, ledger } = yield* Workflows.openAccountForUser(
-          s,
-          Ledger.AddPoints.make({ ...movement, accountId: AccountId.make(newId()) }),
-        )
-        return { reference: reservation, user, ledger }
+        const opened = yield* Workflows.openAccountForUser(s, {
+          _tag: "AddPoints",
+          ...movement,
+          accountId: AccountId.make(newId()),
+        })
+        return { reference: reservation, ...opened }
       }),
     contextFor(partnerId),
   ).pipe(Effect.as(transactionId))
@@ -188,18 +184,15 @@ export const addPointsUnreserved = (
   decideAndAppend(
     { user: userStream(userId), ledger: ledgerStream(userId) },
     (s) =>
-      Workflows.openAccountForUser(
-        s,
-        Ledger.AddPoints.make({
-          userId,
-          accountId: AccountId.make(newId()),
-          transactionId: TransactionId.make(newId()),
-          amount: Points.make(amount),
-          referenceId: ReferenceId.make(referenceId),
-          description: null,
-          holder: User.standingOf(s.user),
-        }),
-      ),
+      Workflows.openAccountForUser(s, {
+        _tag: "AddPoints",
+        userId,
+        accountId: AccountId.make(newId()),
+        transactionId: TransactionId.make(newId()),
+        amount: Points.make(amount),
+        referenceId: ReferenceId.make(referenceId),
+        description: null,
+      }),
     contextFor(partnerId),
   )
 
