@@ -62,6 +62,29 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
         // /metrics counts every replay answered.
         const replaysAfter = metricValue((yield* call("GET", "/metrics")).text, "idempotency_replays_total")
         expect(replaysAfter - replaysBefore).toBe(created.filter(replayed).length + 1)
+
+        // Once recorded, retries arriving together all get the recorded answer (IK1002 is for a request that
+        // still runs), and another body with the key is IK1001 however many arrive.
+        const together = yield* Effect.all(
+          Array.from({ length: 20 }, (_, n) =>
+            call("POST", "/api/points/add", {
+              token,
+              json: add(userId, n % 2 === 0 ? 7 : 8, "parallel-1"),
+              headers,
+            }),
+          ),
+          { concurrency: "unbounded" },
+        )
+        together.forEach((reply, n) => {
+          if (n % 2 === 0) {
+            expect(reply.status).toBe(201)
+            expect(reply.text).toBe(created[0]?.text)
+          } else {
+            expect(reply.status).toBe(422)
+            expect(reply.body.errors[0].code).toBe("IK1001")
+          }
+        })
+        expect((yield* call("GET", `/api/users/${userId}/points-account`, { token })).body.balance).toBe(7)
       }),
     )
 

@@ -41,14 +41,6 @@ export type ClaimOutcome = Data.TaggedEnum<{
 /** Constructors and matchers for claim outcomes. */
 export const ClaimOutcome = Data.taggedEnum<ClaimOutcome>()
 
-/** PostgreSQL's SQLSTATE for FOR UPDATE NOWAIT finding the row locked. */
-const LOCK_NOT_AVAILABLE = "55P03"
-
-const isLockNotAvailable = (error: SqlError.SqlError) =>
-  typeof error.cause === "object" &&
-  error.cause !== null &&
-  (error.cause as { code?: unknown }).code === LOCK_NOT_AVAILABLE
-
 /**
  * The name of a key's advisory lock, which every claim of the key takes (hashed) for its transaction. A
  * partner id is a fixed-length UUID, so the text is unambiguous; a 64-bit hash collision only makes two keys
@@ -103,7 +95,7 @@ const claimHere = (request: ClaimKeyRequest) =>
     const [lock] = yield* sql<{ locked: boolean; now: Date }>`
       SELECT pg_try_advisory_xact_lock(hashtextextended(${keyLockName(request)}, 0)) AS locked, now() AS now,
              set_config('idle_in_transaction_session_timeout', ${String(request.leaseSeconds * 1000)}, true)`
-    if (lock === undefined || !lock.locked) return yield* new IdempotencyKeyInProgress()
+    if (lock === undefined) return yield* new IdempotencyKeyInProgress()
     const now = DateTime.unsafeFromDate(lock.now)
     const claimToken = uuidV7()
     const decideOn = (state: IdempotencyKey.IdempotencyKeyState) =>
@@ -111,6 +103,25 @@ const claimHere = (request: ClaimKeyRequest) =>
         const events = yield* atDatabaseTime(now)(IdempotencyKey.decide(command, state))
         return { events, next: events.reduce(IdempotencyKey.evolve, state) }
       })
+
+    // Another request holds the key's lock or row: it is claiming the key, recording its response, or only
+    // replaying it. The key is decided on as last committed, without writing: a completed key (it changes no
+    // more until it expires) is replayed, another request's is IK1001, and whatever would need a write (a
+    // claim, a takeover) is IK1002: the other request is doing it.
+    const committedState = Effect.map(
+      sql.unsafe<KeyRow>(`SELECT ${keyColumns} FROM idempotency_keys WHERE partner_id = $1 AND key = $2`, [
+        request.partnerId,
+        request.key,
+      ]),
+      (rows) => (rows[0] === undefined ? IdempotencyKey.unclaimed : stateOfRow(rows[0])),
+    )
+    const answerWithoutLock = (state: IdempotencyKey.IdempotencyKeyState) =>
+      Effect.gen(function* () {
+        const { events } = yield* decideOn(state)
+        if (events.length > 0 || state._tag !== "Completed") return yield* new IdempotencyKeyInProgress()
+        return ClaimOutcome.Replay({ response: state.response }) as HeldOutcome
+      })
+    if (!lock.locked) return yield* Effect.flatMap(committedState, answerWithoutLock)
     const executed = (
       events: ReadonlyArray<IdempotencyKey.IdempotencyKeyEvent>,
       next: IdempotencyKey.LiveKey,
@@ -139,15 +150,21 @@ const claimHere = (request: ClaimKeyRequest) =>
     const inserted = yield* sql.unsafe(insertNewClaim, claimValues(fresh.next))
     if (inserted.length === 1) return executed(fresh.events, fresh.next)
 
-    // The row is locked by a request recording its response right now: that request is in progress.
-    const rows = yield* sql
-      .unsafe<KeyRow>(
-        `SELECT ${keyColumns} FROM idempotency_keys WHERE partner_id = $1 AND key = $2 FOR UPDATE NOWAIT`,
-        [request.partnerId, request.key],
-      )
-      .pipe(Effect.catchIf(isLockNotAvailable, () => new IdempotencyKeyInProgress()))
-    // The row vanished in between (the reaper removed an expired key): it is decided on as unclaimed.
-    const state = rows[0] === undefined ? IdempotencyKey.unclaimed : stateOfRow(rows[0])
+    // The row, locked for this claim. SKIP LOCKED rather than NOWAIT, whose error would abort the transaction:
+    // a row locked by a request recording its response right now (or replaying it) comes back as no row, and
+    // the key is then answered without its row lock. A row that vanished in between (the reaper removed an
+    // expired key) is decided on as unclaimed, under this claim's lock.
+    const rows = yield* sql.unsafe<KeyRow>(
+      `SELECT ${keyColumns} FROM idempotency_keys WHERE partner_id = $1 AND key = $2 FOR UPDATE SKIP LOCKED`,
+      [request.partnerId, request.key],
+    )
+    let state: IdempotencyKey.IdempotencyKeyState
+    if (rows[0] === undefined) {
+      state = yield* committedState
+      if (state._tag !== "Unclaimed") return yield* answerWithoutLock(state)
+    } else {
+      state = stateOfRow(rows[0])
+    }
     const { events, next } = yield* decideOn(state)
     if (events.length === 0) {
       if (state._tag !== "Completed") {

@@ -140,6 +140,52 @@ layer(idempotencyTestDatabase({ poolSize: 25 }))("claimKey", (it) => {
     }),
   )
 
+  it.effect(
+    "answers a completed key's retries while another request holds its lock or row: replays, IK1001, no IK1002",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const partnerId = newPartner()
+        const key = newKey()
+        const claimToken = tokenOf(yield* claimKey(claimOf(partnerId, key)))
+        yield* executeRequest({ partnerId, key, claimToken }, "done")
+        const recorded = ClaimOutcome.Replay({ response: response(201, { note: "done" }) })
+        // Stand for a retry replaying the key right now (white box: its advisory lock, then its row lock).
+        const holds = [
+          sql`SELECT pg_advisory_xact_lock(hashtextextended(${`idempotency:${partnerId}:${key}`}, 0))`,
+          sql`SELECT 1 FROM idempotency_keys WHERE partner_id = ${partnerId} AND key = ${key} FOR UPDATE`,
+        ]
+        for (const hold of holds) {
+          const held = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.fork(
+            sql.withTransaction(
+              Effect.zipRight(
+                hold,
+                Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)),
+              ),
+            ),
+          )
+          yield* Deferred.await(held)
+          expect(yield* claimKey(claimOf(partnerId, key))).toEqual(recorded)
+          const other = yield* Effect.flip(
+            claimKey(claimOf(partnerId, key, { fingerprint: fingerprint({ body: "{}" }) })),
+          )
+          expect(other).toEqual(new IdempotencyKeyReused({ differs: ["body"] }))
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+        }
+        // Retries arriving together all replay.
+        const retries = yield* Effect.forEach(
+          Array.from({ length: 20 }, () => claimKey(claimOf(partnerId, key))),
+          (retry) => retry,
+          { concurrency: "unbounded" },
+        )
+        expect(retries).toEqual(Array(20).fill(recorded))
+        expect(yield* effectsOf({ partnerId, key })).toEqual(["done"])
+      }),
+  )
+
   it.effect("never waits on a key whose response is being recorded, even after its lease ran out", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
