@@ -35,6 +35,9 @@ describe("DeciderSpecification", () => {
       expect(other.expected).toEqual([activated])
       const refused = yield* failureOf(spec.given([]).when(close).then([closed]))
       expect(refused.message).toContain("ResourceNotFound")
+      // The diff shows the refusal beside the events expected.
+      expect(refused.actual).toEqual(new ResourceNotFound({ resource: "user", id: userId }))
+      expect(refused.expected).toEqual([closed])
     }),
   )
 

@@ -55,7 +55,8 @@ const forDecider = <Command, Event, State, Err>(
     when: (command) => {
       const run = Effect.suspend(() => decider.decide(command, fold(decider, history))).pipe(Effect.exit)
 
-      const expectEvents = (check: (events: ReadonlyArray<Event>) => void) =>
+      // `expected` is what the failure shows beside a refusal: the events the step expected, when it names them.
+      const expectEvents = (check: (events: ReadonlyArray<Event>) => void, expected: unknown = "events") =>
         Effect.flatMap(run, (exit) => {
           if (Exit.isSuccess(exit)) return Effect.sync(() => check(exit.value))
           const refusal = Cause.failureOption(exit.cause)
@@ -64,7 +65,7 @@ const forDecider = <Command, Event, State, Err>(
               new SpecificationFailure(
                 `expected events, but the command was refused with ${describe(refusal.value)}`,
                 refusal.value,
-                "events",
+                expected,
               ),
             )
           }
@@ -90,12 +91,12 @@ const forDecider = <Command, Event, State, Err>(
                 expected,
               )
             }
-          })
+          }, expected)
         },
         thenNothingHappens: () =>
           expectEvents((actual) => {
             if (actual.length > 0) throw new SpecificationFailure("expected no events", actual, [])
-          }),
+          }, []),
         thenEvents: (assert) => expectEvents(assert),
         thenBreaksInvariant: (messagePart) =>
           Effect.flatMap(
