@@ -14,6 +14,7 @@ import appendToStreams from "./0012_append_to_streams.js"
 import dropAppendToStreams from "./0013_drop_append_to_streams.js"
 import transactionsInLedgerOrder from "./0014_transactions_in_ledger_order.js"
 import webhookPreviousSecrets from "./0015_webhook_previous_secrets.js"
+import rateLimitClock from "./0016_rate_limit_clock.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -32,4 +33,5 @@ export const migrations = Migrator.fromRecord({
   "0013_drop_append_to_streams": dropAppendToStreams,
   "0014_transactions_in_ledger_order": transactionsInLedgerOrder,
   "0015_webhook_previous_secrets": webhookPreviousSecrets,
+  "0016_rate_limit_clock": rateLimitClock,
 })

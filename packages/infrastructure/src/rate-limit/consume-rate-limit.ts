@@ -20,28 +20,31 @@ export interface RateLimitDecision {
 // the clock by the requests not yet "paid back" at the sustained rate. A request advances it by one emission
 // interval from max(tat, now), and is allowed if it then runs at most the burst tolerance ahead of now.
 // Deciding and writing is one upsert, so concurrent requests from any number of API processes queue on the
-// row lock and each decides on the state the previous one left; the clock is the database's
-// (clock_timestamp, read once in the CTE: a volatile CTE is evaluated once), so every process shares it. A
-// refused request writes the row back with the same `tat`: it consumes nothing.
+// row lock and each decides on the state the previous one left. The clock is the database's
+// (clock_timestamp, read once in the CTE: a volatile CTE is evaluated once), so every process shares it; it
+// is read before the statement queues on the row, so each decision takes the later of it and the key's
+// previous decision (`decided_at`): a key's clock never runs backwards. A refused request writes the row back
+// with the same `tat`: it consumes nothing. The backlog is reported against the time the request was decided at.
 const statement = `
   WITH clock AS (SELECT clock_timestamp() AS now),
   decided AS (
-    INSERT INTO rate_limits AS bucket (key, tat, last_allowed)
-    SELECT $1, clock.now + $2 * interval '1 microsecond', true FROM clock
+    INSERT INTO rate_limits AS bucket (key, tat, last_allowed, decided_at)
+    SELECT $1, clock.now + $2 * interval '1 microsecond', true, clock.now FROM clock
     ON CONFLICT (key) DO UPDATE SET
       tat = CASE
-        WHEN greatest(bucket.tat, (SELECT now FROM clock)) + $2 * interval '1 microsecond'
-             <= (SELECT now FROM clock) + $3 * interval '1 microsecond'
-        THEN greatest(bucket.tat, (SELECT now FROM clock)) + $2 * interval '1 microsecond'
+        WHEN greatest(bucket.tat, (SELECT now FROM clock), bucket.decided_at) + $2 * interval '1 microsecond'
+             <= greatest((SELECT now FROM clock), bucket.decided_at) + $3 * interval '1 microsecond'
+        THEN greatest(bucket.tat, (SELECT now FROM clock), bucket.decided_at) + $2 * interval '1 microsecond'
         ELSE bucket.tat
       END,
-      last_allowed = greatest(bucket.tat, (SELECT now FROM clock)) + $2 * interval '1 microsecond'
-                     <= (SELECT now FROM clock) + $3 * interval '1 microsecond'
-    RETURNING tat, last_allowed
+      last_allowed = greatest(bucket.tat, (SELECT now FROM clock), bucket.decided_at) + $2 * interval '1 microsecond'
+                     <= greatest((SELECT now FROM clock), bucket.decided_at) + $3 * interval '1 microsecond',
+      decided_at = greatest((SELECT now FROM clock), bucket.decided_at)
+    RETURNING tat, last_allowed, decided_at
   )
   SELECT decided.last_allowed AS allowed,
-         (extract(epoch FROM decided.tat - clock.now) * 1000000)::bigint::text AS backlog_micros
-  FROM decided CROSS JOIN clock`
+         (extract(epoch FROM decided.tat - decided.decided_at) * 1000000)::bigint::text AS backlog_micros
+  FROM decided`
 
 const ceilSeconds = (micros: number) => Math.max(0, Math.ceil(micros / 1_000_000))
 

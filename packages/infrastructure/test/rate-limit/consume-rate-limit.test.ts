@@ -142,6 +142,27 @@ layer(testDatabase({ poolSize: 20 }), { excludeTestServices: true })("consumeRat
   )
 
   it.effect(
+    "a key's clock never runs backwards: a request that read the clock before the previous decision",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const key = `partner:${newId()}`
+        const policy = { ratePerSecond: 1, burst: 2 }
+        // As a request that read the clock, then queued on the row behind one decided 10 s later than that
+        // reading (white box: the row as that decision left it, half a request outstanding at its time).
+        yield* sql`
+        INSERT INTO rate_limits (key, tat, last_allowed, decided_at)
+        VALUES (${key}, clock_timestamp() + interval '10.5 seconds', true, clock_timestamp() + interval '10 seconds')`
+        const decision = yield* consumeRateLimit(key, policy)
+        // Decided at the later time: half a request outstanding, so allowed, with nothing left after it.
+        expect(decision).toMatchObject({ allowed: true, remaining: 0 })
+        const [row] = yield* sql<{ ahead: boolean }>`
+        SELECT decided_at >= clock_timestamp() + interval '9 seconds' AS ahead FROM rate_limits WHERE key = ${key}`
+        expect(row?.ahead).toBe(true)
+      }),
+  )
+
+  it.effect(
     "two API processes (two pools) share one limit: 60 concurrent requests, exactly the burst pass",
     () =>
       Effect.gen(function* () {
