@@ -182,8 +182,9 @@ const claimHere = (request: ClaimKeyRequest) =>
 /**
  * Claims a partner's key for a request, in a short transaction of its own that commits before the business
  * work starts, so that the claim and its lease are visible to every concurrent request meanwhile. Never waits
- * on a lock: a key another request is claiming, or recording a response for, is IK1002 at once. A key
- * claimed by a request whose lease ran out is taken over. Fails with IK1001 when the key belongs to another
+ * on a lock: a key another request is claiming, or recording a response for, is IK1002 at once (a completed
+ * key is replayed all the same, whoever holds its lock). A key claimed by a request whose lease ran out is
+ * taken over. Fails with IK1001 when the key belongs to another
  * request, IK1002 while it is executing.
  */
 export const claimKey = (
@@ -210,7 +211,7 @@ export const claimKey = (
  * Claims a partner's key inside the caller's (business) transaction, which must record the response in it
  * with `recordResponse({ ..., held })`: one transaction and one commit per request instead of two. The
  * claim's advisory lock and row lock hold until that transaction ends, so a concurrent request with the key
- * still gets IK1002 at once (it never waits), and a request whose process dies leaves nothing behind: its
+ * still gets IK1002 at once (it never waits; a retry of a completed key is replayed), and a request whose process dies leaves nothing behind: its
  * transaction rolls back, claim included, and the key is free for the retry. Fails as `claimKey` does.
  */
 export const claimKeyInTransaction = (
