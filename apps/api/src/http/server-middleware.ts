@@ -46,6 +46,53 @@ const payloadTooLarge = () =>
     errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
   })
 
+/** Why a request is answered before routing, and the headers that answer adds. */
+interface Refusal {
+  readonly error: ApiError
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+const invalidRequest = (message: string) =>
+  new ApiError({ status: 400, errors: [entryOf("GH1006", `invalid params: ${message}`)] })
+
+/**
+ * The refusal of a request the router or a handler would get wrong, if it is one (checked before anything reads
+ * its body). A body sent without Content-Length (chunked) is capped while it is read instead (CappedRequest).
+ */
+const refusalBeforeRouting = (
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  bodyRoute: ReturnType<typeof bodyRouteOf>,
+): Refusal | undefined => {
+  // The router reads `;` and `#` as the end of the path (`/api/users/<id>;x` would be that user's route),
+  // and an empty segment as an empty parameter (`/api/users/` was Get user ""): no path of the contract
+  // has either, so such a path names no route.
+  if (/[;#]|\/\/|.\/$/.test(path)) {
+    return { error: new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }) }
+  }
+  // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check (turned off) answered it without a body.
+  // Not valid HTTP/1.1, so the connection is closed, as for the requests Node refuses itself.
+  if (
+    request.headers.host === undefined &&
+    NodeHttpServerRequest.toIncomingMessage(request).httpVersion === "1.1"
+  ) {
+    return { error: invalidRequest("the Host header is required"), headers: { Connection: "close" } }
+  }
+  if (!queryIsUtf8(request)) return { error: invalidRequest("the query string is not percent-encoded UTF-8") }
+  const declaredLength = Number(request.headers["content-length"] ?? "0")
+  if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) return { error: payloadTooLarge() }
+  const accepted = bodyRoute?.mediaTypes
+  const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
+  if (accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)) {
+    const error = new ApiError({
+      status: 415,
+      errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
+    })
+    return { error }
+  }
+  return undefined
+}
+
 /**
  * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`
  * (and `Cache-Control: no-store` on the OAuth endpoints),
@@ -62,10 +109,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
     const path = pathOf(request)
-    const declaredLength = Number(request.headers["content-length"] ?? "0")
     const bodyRoute = bodyRouteOf(request.method, path)
-    const accepted = bodyRoute?.mediaTypes
-    const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
     // Every answer of the OAuth endpoints, errors included, is not to be stored (RFC 6749 5.1).
     const common = {
       "X-Request-Id": requestId,
@@ -106,43 +150,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
         HttpServerResponse.setHeaders(response, { ...common, ...headers }),
       )
     }
-    const handled =
-      // The router reads `;` and `#` as the end of the path (`/api/users/<id>;x` would be that user's route),
-      // and an empty segment as an empty parameter (`/api/users/` was Get user ""): no path of the contract
-      // has either, so such a path names no route.
-      /[;#]|\/\/|.\/$/.test(path)
-        ? refused(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }))
-        : // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check (turned off) answered it without a body.
-          // Not valid HTTP/1.1, so the connection is closed, as for the requests Node refuses itself.
-          request.headers.host === undefined &&
-            NodeHttpServerRequest.toIncomingMessage(request).httpVersion === "1.1"
-          ? refused(
-              new ApiError({
-                status: 400,
-                errors: [entryOf("GH1006", "invalid params: the Host header is required")],
-              }),
-              { Connection: "close" },
-            )
-          : !queryIsUtf8(request)
-            ? refused(
-                new ApiError({
-                  status: 400,
-                  errors: [
-                    entryOf("GH1006", "invalid params: the query string is not percent-encoded UTF-8"),
-                  ],
-                }),
-              )
-            : Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES
-              ? refused(payloadTooLarge())
-              : accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)
-                ? refused(
-                    new ApiError({
-                      status: 415,
-                      errors: [entryOf("GH1010", `unsupported media type: send ${accepted.join(" or ")}`)],
-                    }),
-                  )
-                : // A body sent without Content-Length (chunked) is capped while it is read (CappedRequest).
-                  app
+    const refusal = refusalBeforeRouting(request, path, bodyRoute)
+    const handled = refusal === undefined ? app : refused(refusal.error, refusal.headers)
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
