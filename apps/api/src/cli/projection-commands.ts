@@ -70,20 +70,23 @@ const rebuildFigures = (result: RebuildResult) => ({
   rows: result.rows,
 })
 
-const printRebuild = (result: RebuildResult) =>
-  Effect.zipRight(
-    printFields(
-      "Read models rebuilt",
-      Object.entries(rebuildFigures(result)).flatMap(([name, value]) =>
-        typeof value === "number" ? [[name, name === "seconds" ? value.toFixed(2) : value] as const] : [],
-      ),
-    ),
+const printRebuild = (result: RebuildResult) => {
+  const figures = rebuildFigures(result)
+  return Effect.zipRight(
+    printFields("Read models rebuilt", [
+      ["events", figures.events],
+      ["folded_events", figures.folded_events],
+      ["streams", figures.streams],
+      ["seconds", figures.seconds.toFixed(2)],
+      ["events_per_second", figures.events_per_second],
+    ]),
     printTable(
       ["TABLE", "ROWS"],
       Object.entries(result.rows).map(([table, rows]) => [table, rows]),
       "No read models.",
     ),
   )
+}
 
 /** `projections rebuild [--batch-size n]`. */
 const rebuild = Command.make("rebuild", { batchSize, json }, ({ batchSize, json }) =>

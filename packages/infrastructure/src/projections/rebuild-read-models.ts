@@ -90,8 +90,8 @@ const finalRows = (streams: ReadonlyMap<string, FoldedStream>) => {
     if (category === "ledger") add(accounts, pointsAccountRowOf(partnerId, state as Ledger.LedgerState))
     if (category === "order") add(orders, orderRowOf(partnerId, state as Order.OrderState))
   }
-  // A user stream names its account (PointsAccountLinked) unless the account was opened before users did;
-  // the ledger always knows it (one account per user and partner).
+  // A user stream names its account (PointsAccountLinked) unless the account was opened before that event
+  // existed; the ledger always knows it (one account per user and partner).
   const accountOfUser = new Map(
     accounts.map((account) => [`${account.partner_id}:${account.user_id}`, account.id]),
   )
