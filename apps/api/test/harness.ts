@@ -7,6 +7,7 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { type ApiSettings, Settings } from "../src/config.js"
 import { apiHttpServer } from "../src/http/node-server.js"
 import { HttpAppLive, UserActivationLive } from "../src/server.js"
+import { contractProblems } from "./contract-conformance.js"
 
 /** The admin token of every test server. */
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
@@ -124,6 +125,14 @@ export const nodeRequest = (
         } catch {
           body = undefined
         }
+        const problems = contractProblems({
+          method: options.method,
+          path: new URL(url).pathname,
+          status: response.statusCode ?? 0,
+          contentType: response.headers["content-type"] ?? null,
+          text,
+        })
+        if (problems.length > 0) return resume(Effect.die(notAsPublished(problems)))
         resume(Effect.succeed({ status: response.statusCode ?? 0, headers: replyHeaders, text, body }))
       })
     })
@@ -161,6 +170,11 @@ export const activeUserAt = (
 export const activeUser = (token: string, partnerUserId?: string) =>
   Effect.flatMap(baseUrl, (base) => activeUserAt(base, token, partnerUserId))
 
+// Every answer a test receives is held to the published document: a status it does not list, or a body its
+// schema refuses, fails the test that received it.
+const notAsPublished = (problems: ReadonlyArray<string>) =>
+  new Error(`not as published in /openapi.json:\n${problems.join("\n")}`)
+
 /** Sends a request to the server at `base` (another process, a second server), as `call` does. */
 export const callAt = (
   base: string,
@@ -193,6 +207,14 @@ export const callAt = (
     } catch {
       parsed = null
     }
+    const problems = contractProblems({
+      method,
+      path,
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      text,
+    })
+    if (problems.length > 0) throw notAsPublished(problems)
     return { status: response.status, headers: response.headers, text, body: parsed }
   })
 

@@ -9,6 +9,7 @@ import { PointsGroup } from "./groups/points.js"
 import { UsersGroup } from "./groups/users.js"
 import { WebhookDeliveriesGroup } from "./groups/webhook-deliveries.js"
 import { WebhookEndpointsGroup } from "./groups/webhook-endpoints.js"
+import { schemaFailuresAsPublished } from "./schema-failures-in-document.js"
 
 /** The value of the `Api-Version` header on every response. */
 export const API_VERSION = "2025-01-01"
@@ -37,6 +38,7 @@ export class PointsApi extends HttpApi.make("points")
   .addError(ErrorAt[503])
   .annotate(OpenApi.Title, "Points & Orders Platform API")
   .annotate(OpenApi.Version, API_VERSION)
+  .annotate(OpenApi.Transform, schemaFailuresAsPublished)
   .annotate(
     OpenApi.Description,
     "Server-to-server rewards API: users, points and orders, with idempotent POSTs (Idempotency-Key), OAuth 2.0 client credentials and signed webhooks.",

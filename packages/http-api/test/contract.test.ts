@@ -1,7 +1,7 @@
 import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { ApiError, ErrorAt, PointsApi } from "../src/index.js"
+import { ApiError, ErrorAt, errorMeaning, PointsApi } from "../src/index.js"
 
 const spec = OpenApi.fromApi(PointsApi)
 
@@ -93,6 +93,27 @@ describe("The HTTP contract", () => {
     for (const field of ['"timestamp"', '"data"', '"order.status_changed"', "#/components/schemas/Order"]) {
       expect(event).toContain(field)
     }
+  })
+
+  it("documents every 400 as the published error body alone, and what each error status means", () => {
+    expect(JSON.stringify(spec)).not.toContain("HttpApiDecodeError")
+    expect(Object.keys(spec.components.schemas)).not.toContain("Issue")
+    const operations = Object.values(spec.paths).flatMap((item) => Object.values(item))
+    const badRequests = operations.flatMap((operation) => {
+      const response = (operation as { responses?: Record<string, unknown> }).responses?.["400"]
+      return response === undefined ? [] : [response as { description: string; content: unknown }]
+    })
+    expect(badRequests.length).toBe(operations.length)
+    for (const response of badRequests) {
+      expect(response.description).toBe(errorMeaning[400])
+      expect(response.content).toEqual({
+        "application/json": {
+          schema: { allOf: [{ $ref: "#/components/schemas/ErrorBody" }], description: errorMeaning[400] },
+        },
+      })
+    }
+    const tooMany = spec.paths["/api/points/add"]?.post?.responses?.["429"] as { description: string }
+    expect(tooMany.description).toContain("Retry-After")
   })
 
   it("encodes an ApiError as exactly the published body, and decodes it back with its status", () => {
