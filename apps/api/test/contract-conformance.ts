@@ -27,13 +27,75 @@ const templates = Object.keys(publishedDocument.paths)
   }))
   .sort((a, b) => Number(b.literal) - Number(a.literal))
 
+interface DocumentedResponse {
+  readonly content?: Record<string, unknown>
+  readonly headers?: Record<string, { readonly $ref?: string }>
+}
+
+interface DocumentedHeader {
+  readonly required?: boolean
+}
+
+// A header object of the document's components by its reference (not through Ajv: it is not a schema).
+const headerAt = (reference: string): DocumentedHeader | undefined => {
+  const name = reference.replace("#/components/headers/", "")
+  const components = publishedDocument.components as { headers?: Record<string, DocumentedHeader> }
+  return components.headers?.[name]
+}
+
+// Every header some response documents: one of them on a response that does not document it is a problem too.
+const documentedHeaderNames = new Set(
+  Object.values(publishedDocument.paths).flatMap((item) =>
+    Object.values(item).flatMap((operation) =>
+      Object.values(
+        (operation as { responses?: Record<string, DocumentedResponse> }).responses ?? {},
+      ).flatMap((documented) => Object.keys(documented.headers ?? {}).map((name) => name.toLowerCase())),
+    ),
+  ),
+)
+
+// The headers a response documents: each required one present, each present one valid for its schema, and
+// none of the documented ones that this response does not list.
+const headerProblemsOf = (
+  operation: string,
+  response: ReceivedResponse,
+  documented: Record<string, { readonly $ref?: string }>,
+): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  const listed = new Set(Object.keys(documented).map((name) => name.toLowerCase()))
+  for (const [name, header] of Object.entries(documented)) {
+    const at = header.$ref ?? ""
+    const definition = headerAt(at)
+    const value = response.headers.get(name)
+    if (value === null) {
+      if (definition?.required === true)
+        problems.push(`${operation} answered ${response.status} without ${name}`)
+      continue
+    }
+    const validate = ajv.getSchema(`openapi${at}/schema`)
+    if (validate === undefined) problems.push(`${operation}: no schema for the header ${name} at ${at}`)
+    else if (!validate(value))
+      problems.push(
+        `${operation} answered ${response.status} with ${name}: ${value}, which its schema refuses`,
+      )
+  }
+  for (const name of documentedHeaderNames) {
+    if (!listed.has(name) && response.headers.get(name) !== null) {
+      problems.push(
+        `${operation} answered ${response.status} with ${name}, which its document does not list there`,
+      )
+    }
+  }
+  return problems
+}
+
 /** A response as received, for checking against the published document. */
 export interface ReceivedResponse {
   readonly method: string
   /** The request's path, query string included or not. */
   readonly path: string
   readonly status: number
-  readonly contentType: string | null
+  readonly headers: Headers
   readonly text: string
 }
 
@@ -55,14 +117,16 @@ export const contractProblems = (response: ReceivedResponse): ReadonlyArray<stri
   const responses = (
     publishedDocument.paths as Record<
       string,
-      Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>
+      Record<string, { responses: Record<string, DocumentedResponse> }>
     >
   )[found.template]?.[method]?.responses
-  const documented = responses?.[String(response.status)]
+  const documented: DocumentedResponse | undefined = responses?.[String(response.status)]
   if (documented === undefined) {
     const listed = Object.keys(responses ?? {}).join(", ")
     return [`${operation} answered ${response.status}, which its document does not list (${listed})`]
   }
+  const headerProblems = headerProblemsOf(operation, response, documented.headers ?? {})
+  if (headerProblems.length > 0) return headerProblems
   const mediaTypes = Object.keys(documented.content ?? {})
   const documentedAs = new Map(mediaTypes.map((name) => [essenceOf(name), name]))
   if (mediaTypes.length === 0) {
@@ -70,7 +134,7 @@ export const contractProblems = (response: ReceivedResponse): ReadonlyArray<stri
       ? []
       : [`${operation} answered ${response.status} with a body where its document has none`]
   }
-  const mediaType = essenceOf(response.contentType ?? "")
+  const mediaType = essenceOf(response.headers.get("content-type") ?? "")
   const documentedType = documentedAs.get(mediaType)
   if (documentedType === undefined) {
     return [

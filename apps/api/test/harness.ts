@@ -129,7 +129,7 @@ export const nodeRequest = (
           method: options.method,
           path: new URL(url).pathname,
           status: response.statusCode ?? 0,
-          contentType: response.headers["content-type"] ?? null,
+          headers: replyHeaders,
           text,
         })
         if (problems.length > 0) return resume(Effect.die(notAsPublished(problems)))
@@ -211,7 +211,7 @@ export const callAt = (
       method,
       path,
       status: response.status,
-      contentType: response.headers.get("content-type"),
+      headers: response.headers,
       text,
     })
     if (problems.length > 0) throw notAsPublished(problems)

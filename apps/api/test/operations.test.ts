@@ -13,6 +13,7 @@ import { testDatabase } from "@points/infrastructure/testing"
 import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Settings } from "../src/config.js"
 import { HttpAppLive } from "../src/server.js"
+import { publishedDocument } from "./contract-conformance.js"
 import { ADMIN_TOKEN, call, eventually, metricValue, newPartner } from "./harness.js"
 import { apiProcess, freePort, waitForOutput } from "./processes.js"
 import { tcpProxy } from "./tcp-proxy.js"
@@ -342,6 +343,22 @@ const OutageServerLive = HttpAppLive.pipe(
 layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
   "Operations in process",
   (it) => {
+    it.effect("serves the OpenAPI document the tests hold every answer to, and its reference at /docs", () =>
+      Effect.gen(function* () {
+        const document = yield* call("GET", "/openapi.json")
+        expect(document.status).toBe(200)
+        expect(document.body).toEqual(JSON.parse(JSON.stringify(publishedDocument)))
+        expect(document.body.components.headers.ApiVersion.schema.const).toBe(
+          document.headers.get("api-version"),
+        )
+        const docs = yield* call("GET", "/docs")
+        expect(docs.status).toBe(200)
+        expect(docs.headers.get("content-type")).toMatch(/^text\/html/)
+        // The reference embeds the same document (with the response headers only our transform adds).
+        expect(docs.text).toContain('"#/components/headers/RequestId"')
+      }),
+    )
+
     it.effect("counts requests by route template and status in /metrics, with latency and in-flight", () =>
       Effect.gen(function* () {
         const { token } = yield* newPartner()

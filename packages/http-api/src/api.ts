@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ErrorAt } from "./api-error.js"
+import { API_VERSION } from "./api-version.js"
 import { AdminGroup } from "./groups/admin.js"
 import { EventsGroup } from "./groups/events.js"
 import { HealthGroup } from "./groups/health.js"
@@ -9,10 +10,10 @@ import { PointsGroup } from "./groups/points.js"
 import { UsersGroup } from "./groups/users.js"
 import { WebhookDeliveriesGroup } from "./groups/webhook-deliveries.js"
 import { WebhookEndpointsGroup } from "./groups/webhook-endpoints.js"
+import { responseHeadersInDocument } from "./response-headers-in-document.js"
 import { schemaFailuresAsPublished } from "./schema-failures-in-document.js"
 
-/** The value of the `Api-Version` header on every response. */
-export const API_VERSION = "2025-01-01"
+export { API_VERSION } from "./api-version.js"
 
 /**
  * The whole HTTP contract: the server implements it, the client SDK calls it, `/openapi.json` describes it.
@@ -38,7 +39,7 @@ export class PointsApi extends HttpApi.make("points")
   .addError(ErrorAt[503])
   .annotate(OpenApi.Title, "Points & Orders Platform API")
   .annotate(OpenApi.Version, API_VERSION)
-  .annotate(OpenApi.Transform, schemaFailuresAsPublished)
+  .annotate(OpenApi.Transform, (spec) => responseHeadersInDocument(schemaFailuresAsPublished(spec)))
   .annotate(
     OpenApi.Description,
     "Server-to-server rewards API: users, points and orders, with idempotent POSTs (Idempotency-Key), OAuth 2.0 client credentials and signed webhooks.",

@@ -1,13 +1,9 @@
 import { errorMeaning } from "./api-error.js"
+import { entriesOf, type Json } from "./document-json.js"
 
 // The platform's own body for a request that fails its schema, and the schemas only it uses.
 const PLATFORM_DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
 const PLATFORM_ONLY_SCHEMAS = ["HttpApiDecodeError", "Issue", "PropertyKey"] as const
-
-type Json = Record<string, unknown>
-
-const entriesOf = (value: unknown): Array<[string, Json]> =>
-  typeof value === "object" && value !== null ? (Object.entries(value) as Array<[string, Json]>) : []
 
 const isPlatformDecodeError = (schema: unknown) =>
   typeof schema === "object" && schema !== null && (schema as Json).$ref === PLATFORM_DECODE_ERROR

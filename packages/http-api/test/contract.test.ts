@@ -1,7 +1,7 @@
 import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { ApiError, ErrorAt, errorMeaning, PointsApi } from "../src/index.js"
+import { API_VERSION, ApiError, ErrorAt, errorMeaning, PointsApi } from "../src/index.js"
 
 const spec = OpenApi.fromApi(PointsApi)
 
@@ -114,6 +114,46 @@ describe("The HTTP contract", () => {
     }
     const tooMany = spec.paths["/api/points/add"]?.post?.responses?.["429"] as { description: string }
     expect(tooMany.description).toContain("Retry-After")
+  })
+
+  it("documents the headers the server sets on each response", () => {
+    const responses = Object.entries(spec.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, operation]) =>
+        Object.entries(
+          (operation as { responses: Record<string, { headers?: Record<string, unknown> }> }).responses,
+        ).map(([status, response]) => ({
+          path,
+          method,
+          status,
+          headers: Object.keys(response.headers ?? {}),
+        })),
+      ),
+    )
+    const headersAt = (path: string, method: string, status: string) =>
+      responses.find((r) => r.path === path && r.method === method && r.status === status)?.headers
+    for (const response of responses) {
+      expect(response.headers).toEqual(expect.arrayContaining(["X-Request-Id", "Api-Version"]))
+      if (response.status === "429" || response.status === "503")
+        expect(response.headers).toContain("Retry-After")
+    }
+    expect(headersAt("/api/points/add", "post", "201")).toEqual(
+      expect.arrayContaining(["RateLimit", "RateLimit-Policy", "Idempotent-Replayed"]),
+    )
+    expect(headersAt("/api/points/add", "post", "401")).toEqual([
+      "X-Request-Id",
+      "Api-Version",
+      "WWW-Authenticate",
+    ])
+    expect(headersAt("/api/points/add", "post", "422")).not.toContain("Idempotent-Replayed")
+    expect(headersAt("/api/oauth/token", "post", "200")).toEqual(
+      expect.arrayContaining(["Cache-Control", "Pragma"]),
+    )
+    expect(headersAt("/admin/api/partners/{partner_id}/clients", "post", "201")).toContain("Cache-Control")
+    expect(headersAt("/admin/api/partners", "get", "200")).toEqual(["X-Request-Id", "Api-Version"])
+    expect(headersAt("/health/live", "get", "200")).toEqual(["X-Request-Id", "Api-Version"])
+    const apiVersion = (spec.components as { headers?: Record<string, { schema: unknown }> }).headers
+      ?.ApiVersion
+    expect(apiVersion?.schema).toEqual({ type: "string", const: API_VERSION })
   })
 
   it("encodes an ApiError as exactly the published body, and decodes it back with its status", () => {

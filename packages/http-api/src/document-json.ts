@@ -1,0 +1,6 @@
+/** A JSON object of the OpenAPI document, as its transforms read and rebuild it. */
+export type Json = Record<string, unknown>
+
+/** The members of a JSON object of the document (none when it is absent or not an object). */
+export const entriesOf = (value: unknown): Array<[string, Json]> =>
+  typeof value === "object" && value !== null ? (Object.entries(value) as Array<[string, Json]>) : []
