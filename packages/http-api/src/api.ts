@@ -12,6 +12,7 @@ import { WebhookDeliveriesGroup } from "./groups/webhook-deliveries.js"
 import { WebhookEndpointsGroup } from "./groups/webhook-endpoints.js"
 import { responseHeadersInDocument } from "./response-headers-in-document.js"
 import { schemaFailuresAsPublished } from "./schema-failures-in-document.js"
+import { statusesAsAnswered } from "./statuses-in-document.js"
 
 export { API_VERSION } from "./api-version.js"
 
@@ -39,7 +40,9 @@ export class PointsApi extends HttpApi.make("points")
   .addError(ErrorAt[503])
   .annotate(OpenApi.Title, "Points & Orders Platform API")
   .annotate(OpenApi.Version, API_VERSION)
-  .annotate(OpenApi.Transform, (spec) => responseHeadersInDocument(schemaFailuresAsPublished(spec)))
+  .annotate(OpenApi.Transform, (spec) =>
+    responseHeadersInDocument(statusesAsAnswered(schemaFailuresAsPublished(spec))),
+  )
   .annotate(
     OpenApi.Description,
     "Server-to-server rewards API: users, points and orders, with idempotent POSTs (Idempotency-Key), OAuth 2.0 client credentials and signed webhooks.",

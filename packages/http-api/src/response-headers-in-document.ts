@@ -1,5 +1,5 @@
 import { API_VERSION } from "./api-version.js"
-import { entriesOf, type Json } from "./document-json.js"
+import { entriesOf, type Json, securedBy } from "./document-json.js"
 
 const text = { type: "string" }
 
@@ -84,9 +84,6 @@ const showsClientSecret = (response: Json, schemas: Json) => {
     "client_secret" in resolved.properties
   )
 }
-
-const securedBy = (operation: Json, scheme: string) =>
-  Array.isArray(operation.security) && operation.security.some((requirement: Json) => scheme in requirement)
 
 // The headers of one response of an operation: which apply follows from its path, its security and status.
 const headersOf = (path: string, operation: Json, status: string, response: Json, schemas: Json): Json => {

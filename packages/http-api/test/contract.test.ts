@@ -73,18 +73,31 @@ describe("The HTTP contract", () => {
   it("documents the events and webhook endpoint operations with their statuses", () => {
     const statuses = (path: string, method: "get" | "post" | "patch" | "delete") =>
       Object.keys(spec.paths[path]?.[method]?.responses ?? {}).sort()
-    // Every route may answer these (the API declares them once for all).
-    const common = ["400", "401", "404", "413", "415", "429", "500", "503"]
+    // Every partner route may answer these (the API declares them once for all); 415 only where a body is
+    // taken.
+    const common = ["400", "401", "404", "413", "429", "500", "503"]
     expect(statuses("/api/events", "get")).toEqual(["200", ...common].sort())
     expect(statuses("/api/events/{event_id}", "get")).toEqual(["200", ...common].sort())
     const endpoints = "/api/webhooks/endpoints"
     const one = `${endpoints}/{endpoint_id}`
-    expect(statuses(endpoints, "post")).toEqual(["201", "409", "422", ...common].sort())
+    expect(statuses(endpoints, "post")).toEqual(["201", "409", "415", "422", ...common].sort())
     expect(statuses(endpoints, "get")).toEqual(["200", ...common].sort())
     expect(statuses(one, "get")).toEqual(["200", ...common].sort())
-    expect(statuses(one, "patch")).toEqual(["200", ...common].sort())
+    expect(statuses(one, "patch")).toEqual(["200", "415", ...common].sort())
     expect(statuses(one, "delete")).toEqual(["200", ...common].sort())
     expect(statuses(`${one}/rotate-secret`, "post")).toEqual(["200", "409", "422", ...common].sort())
+    // Without authentication there is no 401 nor 429; the admin API has no rate limit.
+    expect(statuses("/health/live", "get")).toEqual(["200", "400", "404", "413", "500", "503"])
+    expect(statuses("/admin/api/partners", "post")).toEqual([
+      "201",
+      "400",
+      "401",
+      "404",
+      "413",
+      "415",
+      "500",
+      "503",
+    ])
     const created = JSON.stringify(spec.paths[endpoints]?.post?.responses?.["201"])
     expect(created).toContain('"secret"')
     expect(JSON.stringify(spec.paths[one]?.get?.responses?.["200"])).not.toContain('"secret"')
