@@ -3,6 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { issueToken } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
@@ -180,6 +181,36 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           const refused = yield* admin("projections", "rebuild", "--batch-size", "0")
           expect(refused.code).not.toBe(0)
           expect(refused.stderr.trim()).toBe("Error GH1006: batch-size must be an integer from 1 to 10000")
+        }),
+      180_000,
+    )
+
+    it.effect(
+      "verifies the read models against the log: exit 0 when they match, 3 with the drifted keys when not",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const partner = jsonOf(yield* admin("partners", "create", "--name", "Verified Ltd", "--json"))
+          const clean = jsonOf(yield* admin("projections", "verify", "--json"))
+          expect(clean.consistent).toBe(true)
+          expect(Object.keys(clean)).toEqual(["consistent", "events", "seconds", "tables"])
+          expect(clean.tables.partners).toMatchObject({ missing: 0, unexpected: 0, examples: [] })
+          expect(clean.tables.partners.expected).toBeGreaterThanOrEqual(1)
+
+          yield* sql`UPDATE partners SET name = 'Tampered' WHERE id = ${partner.id}`
+          const drifted = yield* admin("projections", "verify", "--json")
+          expect(drifted.code).toBe(3)
+          const figures = JSON.parse(drifted.stdout)
+          expect(figures.consistent).toBe(false)
+          expect(figures.tables.partners).toMatchObject({ missing: 1, unexpected: 1, examples: [partner.id] })
+          const human = yield* admin("projections", "verify")
+          expect(human.code).toBe(3)
+          expect(human.stdout).toMatch(/^Read models DIFFER from the log\n/)
+          expect(human.stdout).toMatch(new RegExp(`partners +\\d+ +1 +1 +${partner.id}`))
+
+          // A rebuild repairs what verify found.
+          expect((yield* admin("projections", "rebuild")).code).toBe(0)
+          expect((yield* admin("projections", "verify")).code).toBe(0)
         }),
       180_000,
     )

@@ -13,6 +13,8 @@ export const ExitCode = {
   failed: 1,
   /** The command line itself was wrong (unknown command, missing argument); @effect/cli printed why. */
   usage: 2,
+  /** `projections verify` ran and found read models that differ from the log (as `diff` exits 1 on a difference). */
+  drift: 3,
   /** Stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it). */
   interrupted: 130,
 } as const

@@ -5,9 +5,12 @@ import {
   type RebuildProgress,
   type RebuildResult,
   rebuildReadModels,
+  type VerifyResult,
+  verifyReadModels,
 } from "@points/infrastructure"
 import { SingleBar } from "cli-progress"
 import { Effect, Option, Schema } from "effect"
+import { CommandFailed, ExitCode } from "./command-failure.js"
 import { checked, json } from "./options.js"
 import { type OutputMode, printFields, printJson, printTable } from "./output.js"
 import { runAdmin } from "./run-admin.js"
@@ -104,8 +107,52 @@ const rebuild = Command.make("rebuild", { batchSize, json }, ({ batchSize, json 
   ),
 )
 
+// A verification that found drift still printed its figures; the exit code says so to scripts.
+const exitOnDrift = (result: VerifyResult) =>
+  result.consistent ? Effect.void : Effect.fail(new CommandFailed({ exitCode: ExitCode.drift }))
+
+const verifyFigures = (result: VerifyResult) => ({
+  consistent: result.consistent,
+  events: result.events,
+  seconds: Math.round(result.seconds * 100) / 100,
+  tables: result.tables,
+})
+
+const printVerify = (result: VerifyResult) =>
+  Effect.zipRight(
+    printFields(result.consistent ? "Read models match the log" : "Read models DIFFER from the log", [
+      ["events", result.events],
+      ["seconds", (Math.round(result.seconds * 100) / 100).toFixed(2)],
+    ]),
+    printTable(
+      ["TABLE", "EXPECTED", "MISSING", "UNEXPECTED", "FIRST KEYS"],
+      Object.entries(result.tables).map(([table, v]) => [
+        table,
+        v.expected,
+        v.missing,
+        v.unexpected,
+        v.examples.join(" ") || "-",
+      ]),
+      "No read models.",
+    ),
+  )
+
+/** `projections verify [--batch-size n]`. */
+const verify = Command.make("verify", { batchSize, json }, ({ batchSize, json }) =>
+  runAdmin(
+    { json },
+    Effect.flatMap(rebuildOptions(batchSize), verifyReadModels),
+    (result) => Effect.zipRight(printVerify(result), exitOnDrift(result)),
+    (result) => Effect.zipRight(printJson(verifyFigures(result)), exitOnDrift(result)),
+  ),
+).pipe(
+  Command.withDescription(
+    `Check every read model against the event log, changing and locking nothing (one snapshot; writers carry on); exits ${ExitCode.drift} when a row is missing, different or unexpected.`,
+  ),
+)
+
 /** `projections …`: maintenance of the read models. */
 export const projectionsCommand = Command.make("projections").pipe(
   Command.withDescription("Read models projected from the event log."),
-  Command.withSubcommands([rebuild]),
+  Command.withSubcommands([rebuild, verify]),
 )

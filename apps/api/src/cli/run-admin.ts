@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { type InlineProjection, InlineProjectionLive, LogNotifier } from "@points/infrastructure"
 import { Effect, Layer } from "effect"
 import { AdminDatabaseLive } from "./admin-database.js"
-import { reportFailure } from "./command-failure.js"
+import { type CommandFailed, reportFailure } from "./command-failure.js"
 import { type OutputMode, printJson } from "./output.js"
 
 // Writes project their read models inline, as in the server. No NOTIFY: admin events (partners, credentials)
@@ -20,8 +20,8 @@ const AdminWriteSideLive = Layer.provideMerge(
 export const runAdmin = <A, E>(
   mode: OutputMode,
   operation: Effect.Effect<A, E, SqlClient.SqlClient | InlineProjection | LogNotifier>,
-  human: (value: A) => Effect.Effect<void>,
-  json: (value: A) => Effect.Effect<void> = printJson,
+  human: (value: A) => Effect.Effect<void, CommandFailed>,
+  json: (value: A) => Effect.Effect<void, CommandFailed> = printJson,
 ) =>
   operation.pipe(
     Effect.provide(AdminWriteSideLive),

@@ -1,36 +1,24 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import {
-  ClientCredential,
-  type Decider,
-  type DuplicateReferenceId,
-  type EventCatalog,
-  InvariantViolation,
-  Ledger,
-  Order,
-  Partner,
-  User,
-  WebhookEndpoint,
-} from "@points/domain"
+import { type DuplicateReferenceId, InvariantViolation } from "@points/domain"
 import { Effect, Fiber } from "effect"
 import { type LogCheckpoint, logStart } from "../event-store/recorded-event.js"
-import { categories, categoryOf } from "../event-store/stream-id.js"
-import { type CredentialRow, credentialRowOf, upsertCredentials } from "./credentials.js"
-import { type OrderRow, orderRowOf, upsertOrders } from "./orders.js"
-import { type PartnerRow, partnerRowOf, upsertPartners } from "./partners.js"
-import { type PointsAccountRow, pointsAccountRowOf, upsertPointsAccounts } from "./points-accounts.js"
+import { upsertCredentials } from "./credentials.js"
+import { type FoldedStream, finalRows, foldRows, projectedCategories } from "./fold-log.js"
+import { upsertOrders } from "./orders.js"
+import { upsertPartners } from "./partners.js"
+import { upsertPointsAccounts } from "./points-accounts.js"
 import {
   checkpointAfter,
   countEvents,
-  decodeLogRow,
   type LogRow,
   lockLogAgainstWriters,
   readLockedLogAfter,
 } from "./read-locked-log.js"
 import { type ReadModelTable, readModelTables } from "./read-model-tables.js"
 import { inBatches, MAX_ROWS_PER_STATEMENT } from "./row-batches.js"
-import { insertTransactions, isMovement, type TransactionRow, transactionRowOf } from "./transactions.js"
-import { type UserRow, upsertUsers, userRowOf } from "./users.js"
-import { upsertWebhookEndpoints, type WebhookEndpointRow, webhookEndpointRowOf } from "./webhook-endpoints.js"
+import { insertTransactions, type TransactionRow } from "./transactions.js"
+import { upsertUsers } from "./users.js"
+import { upsertWebhookEndpoints } from "./webhook-endpoints.js"
 
 /** What a rebuild did, and how fast. */
 export interface RebuildResult {
@@ -52,99 +40,13 @@ export const DEFAULT_REBUILD_BATCH_SIZE = 5_000
 /** The largest batch a rebuild accepts (one statement's rows). */
 export const MAX_REBUILD_BATCH_SIZE = MAX_ROWS_PER_STATEMENT
 
-// The aggregates with read models; a stream of any other category (reference reservations) is only counted.
-const deciders: Readonly<Record<string, Decider<unknown, unknown, unknown, unknown>>> = {
-  user: User.decider,
-  ledger: Ledger.decider,
-  order: Order.decider,
-  webhook: WebhookEndpoint.decider,
-  credential: ClientCredential.decider,
-  partner: Partner.decider,
-} as unknown as Readonly<Record<string, Decider<unknown, unknown, unknown, unknown>>>
-
-interface FoldedStream {
-  readonly category: string
-  readonly partnerId: string
-  version: bigint
-  state: unknown
+/** A rebuild's or verification's batch size: the default, or the one given if it can be bounded (else a defect). */
+export const checkedBatchSize = (size: number | undefined) => {
+  const batchSize = size ?? DEFAULT_REBUILD_BATCH_SIZE
+  return Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_REBUILD_BATCH_SIZE
+    ? Effect.succeed(batchSize)
+    : Effect.dieMessage(`batchSize must be an integer from 1 to ${MAX_REBUILD_BATCH_SIZE}`)
 }
-
-// Collects the row of each stream's final state; a state without a row (a deleted endpoint) adds none.
-const finalRows = (streams: ReadonlyMap<string, FoldedStream>) => {
-  const partners: Array<PartnerRow> = []
-  const credentials: Array<CredentialRow> = []
-  const endpoints: Array<WebhookEndpointRow> = []
-  const users: Array<UserRow> = []
-  const accounts: Array<PointsAccountRow> = []
-  const orders: Array<OrderRow> = []
-  const add = <Row>(rows: Array<Row>, row: Row | null) => {
-    if (row !== null) rows.push(row)
-  }
-  for (const { category, partnerId, state } of streams.values()) {
-    if (category === "partner") add(partners, partnerRowOf(state as Partner.PartnerState))
-    if (category === "credential")
-      add(credentials, credentialRowOf(partnerId, state as ClientCredential.CredentialState))
-    if (category === "webhook")
-      add(endpoints, webhookEndpointRowOf(partnerId, state as WebhookEndpoint.WebhookEndpointState))
-    if (category === "user") add(users, userRowOf(partnerId, state as User.UserState))
-    if (category === "ledger") add(accounts, pointsAccountRowOf(partnerId, state as Ledger.LedgerState))
-    if (category === "order") add(orders, orderRowOf(partnerId, state as Order.OrderState))
-  }
-  // A user stream names its account (PointsAccountLinked) unless the account was opened before that event
-  // existed; the ledger always knows it (one account per user and partner).
-  const accountOfUser = new Map(
-    accounts.map((account) => [`${account.partner_id}:${account.user_id}`, account.id]),
-  )
-  const linkedUsers = users.map((user) => ({
-    ...user,
-    points_account_id: accountOfUser.get(`${user.partner_id}:${user.id}`) ?? null,
-  }))
-  return { partners, credentials, endpoints, users: linkedUsers, accounts, orders }
-}
-
-const projectedCategories = Object.keys(deciders)
-
-/**
- * Folds a batch of the log into the streams' states, and collects the transaction row of every movement.
- * Streams of other categories are only counted. Dies on a stream read out of order: a corrupt log.
- */
-const foldRows = (
-  rows: ReadonlyArray<LogRow>,
-  streams: Map<string, FoldedStream>,
-  transactions: Array<TransactionRow>,
-) =>
-  Effect.gen(function* () {
-    let folded = 0
-    for (const row of rows) {
-      const category = categoryOf(row.stream_id)
-      const decider = deciders[category]
-      if (decider === undefined) continue
-      folded++
-      const event = yield* decodeLogRow(row, categories[category] as unknown as EventCatalog<unknown>)
-      const version = BigInt(row.stream_version)
-      const stream = streams.get(row.stream_id) ?? {
-        category,
-        partnerId: row.partner_id,
-        version: 0n,
-        state: decider.initialState,
-      }
-      if (version !== stream.version + 1n || stream.partnerId !== row.partner_id) {
-        return yield* Effect.die(
-          new InvariantViolation(
-            `stream ${row.stream_id} read out of order: version ${version} after ${stream.version}`,
-          ),
-        )
-      }
-      stream.state = decider.evolve(stream.state, event)
-      stream.version = version
-      streams.set(row.stream_id, stream)
-      const movement = event as Ledger.LedgerEvent
-      if (category === "ledger" && isMovement(movement)) {
-        transactions.push(transactionRowOf(row.partner_id, BigInt(row.global_position), movement))
-      }
-    }
-    return folded
-  })
 
 /** How far a rebuild has read: reported after every batch, for a progress bar. */
 export interface RebuildProgress {
@@ -168,10 +70,7 @@ export interface RebuildOptions {
  */
 export const rebuildReadModels = (options: RebuildOptions = {}) =>
   Effect.gen(function* () {
-    const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH_SIZE
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_REBUILD_BATCH_SIZE) {
-      return yield* Effect.dieMessage(`batchSize must be an integer from 1 to ${MAX_REBUILD_BATCH_SIZE}`)
-    }
+    const batchSize = yield* checkedBatchSize(options.batchSize)
     const sql = yield* SqlClient.SqlClient
     const started = performance.now()
     const result = yield* sql.withTransaction(
