@@ -39,16 +39,16 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
 
 /** What each error status means across the API, as the OpenAPI document says (codes of DESIGN.md section 5). */
 export const errorMeaning: Readonly<Record<ErrorStatus, string>> = {
-  400: "The request is malformed: one error entry per problem found (GH1006 each invalid field, IK1003, GH1007)",
-  401: "Not authenticated: a missing, malformed, unknown, expired or revoked token (GH1003) or bad client credentials (GH1001)",
+  400: "The request is malformed: one error entry per problem found (GH1006 each invalid field, LE1001 a points movement's, IK1003, GH1007)",
+  401: "Not authenticated: a missing, malformed, unknown, expired or revoked token (GH1003), or bad client credentials (GH1001)",
   404: "Not found: the resource, or one of another partner (LE0002), or the route (NN1002)",
   409: "Conflict with the current state (LE0001, LE0004, LE0006, LE1001, LE3001) or the Idempotency-Key in progress (IK1002)",
   413: "The body is larger than the limit (GH1008)",
-  415: "The body is not application/json (GH1010)",
+  415: "The body is not of a media type the operation takes (GH1010)",
   422: "Refused by a business rule (LE2001, LE2002) or the Idempotency-Key reused for another request (IK1001)",
   429: "Rate limit reached (GH1009); Retry-After says when to try again",
-  500: "A failure of ours (SV5000); nothing was recorded",
-  503: "The service is unavailable (SV5003), e.g. its database out of reach; Retry-After says when to try again",
+  500: "A failure of ours (SV5000). The outcome is indeterminate: retry with the same Idempotency-Key (a recorded write is replayed, not repeated) or reconcile with the matching GET and the reference_id",
+  503: "Unavailable (SV5003), e.g. the database out of reach; indeterminate as a 500: retry after Retry-After with the same Idempotency-Key",
 }
 
 // One schema per status, because HttpApi reads a status from each error schema: on the wire it is the

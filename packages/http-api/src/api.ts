@@ -10,6 +10,7 @@ import { PointsGroup } from "./groups/points.js"
 import { UsersGroup } from "./groups/users.js"
 import { WebhookDeliveriesGroup } from "./groups/webhook-deliveries.js"
 import { WebhookEndpointsGroup } from "./groups/webhook-endpoints.js"
+import { operationsDescribed } from "./operation-docs.js"
 import { responseHeadersInDocument } from "./response-headers-in-document.js"
 import { schemaFailuresAsPublished } from "./schema-failures-in-document.js"
 import { statusesAsAnswered } from "./statuses-in-document.js"
@@ -41,7 +42,7 @@ export class PointsApi extends HttpApi.make("points")
   .annotate(OpenApi.Title, "Points & Orders Platform API")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(OpenApi.Transform, (spec) =>
-    responseHeadersInDocument(statusesAsAnswered(schemaFailuresAsPublished(spec))),
+    operationsDescribed(responseHeadersInDocument(statusesAsAnswered(schemaFailuresAsPublished(spec)))),
   )
   .annotate(
     OpenApi.Description,

@@ -9,7 +9,16 @@ const limitProblem = "must be an integer from 1 to 100"
  * (`0x10`, `1e1`, ` 5` or `5.0` are refused, not read as numbers).
  */
 export const Limit = Schema.transformOrFail(
-  Schema.String.annotations({ description: "an integer from 1 to 100", jsonSchema: { pattern: "^[0-9]+$" } }),
+  Schema.String.annotations({
+    description: "How many items a page holds: a plain decimal integer from 1 to 100 (default 20)",
+    jsonSchema: {
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      description: "How many items a page holds: a plain decimal integer from 1 to 100 (default 20)",
+    },
+  }),
   Schema.Int.pipe(Schema.between(1, 100, { message: () => limitProblem })),
   {
     strict: true,
@@ -26,7 +35,11 @@ export const Limit = Schema.transformOrFail(
 /** The paging parameters every list endpoint takes. */
 export const PageQuery = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Text),
+  cursor: Schema.optional(
+    Text.annotations({
+      description: "Where the page starts: the previous page's `next_cursor` (absent for the first page)",
+    }),
+  ),
 }
 
 /** A path id: any string; an id that does not exist (or is malformed) is a 404 LE0002, not a 400. */

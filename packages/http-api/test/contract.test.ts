@@ -1,7 +1,7 @@
 import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { API_VERSION, ApiError, ErrorAt, errorMeaning, PointsApi } from "../src/index.js"
+import { API_VERSION, ApiError, ErrorAt, errorMeaning, operationDocs, PointsApi } from "../src/index.js"
 
 const spec = OpenApi.fromApi(PointsApi)
 
@@ -167,6 +167,32 @@ describe("The HTTP contract", () => {
     const apiVersion = (spec.components as { headers?: Record<string, { schema: unknown }> }).headers
       ?.ApiVersion
     expect(apiVersion?.schema).toEqual({ type: "string", const: API_VERSION })
+  })
+
+  it("gives every operation a summary, and says a 500 or 503 leaves the outcome indeterminate", () => {
+    const operations = Object.values(spec.paths).flatMap((item) => Object.values(item)) as Array<{
+      operationId: string
+      summary?: string
+      description?: string
+      responses: Record<string, { description: string }>
+    }>
+    expect(operations.map((operation) => operation.operationId).sort()).toEqual(
+      Object.keys(operationDocs).sort(),
+    )
+    for (const operation of operations) {
+      expect(operation.summary).toBe(operationDocs[operation.operationId]?.summary)
+      expect(operation.responses["500"]?.description).toContain("indeterminate")
+      expect(operation.responses["503"]?.description).toContain("indeterminate")
+    }
+    const admin = spec.paths["/admin/api/partners"]?.post as { description?: string } | undefined
+    expect(admin?.description).toContain("ADMIN_TOKEN")
+    const add = spec.paths["/api/points/add"]?.post
+    expect(add?.responses?.["401"]?.description).toContain("GH1003")
+    expect(add?.responses?.["401"]?.description).not.toContain("GH1001")
+    expect(spec.paths["/api/oauth/token"]?.post?.responses?.["401"]?.description).toContain("GH1001")
+    const schemes = spec.components.securitySchemes as Record<string, { description?: string }>
+    expect(schemes.bearer?.description).toContain("/api/oauth/token")
+    expect(schemes.adminToken?.description).toContain("ADMIN_TOKEN")
   })
 
   it("encodes an ApiError as exactly the published body, and decodes it back with its status", () => {

@@ -186,9 +186,12 @@ describe("The OpenAPI document", () => {
       "limit",
       "cursor",
     ])
+    // Documented as the integer it is read as (the query string carries it as decimal text).
     expect(parameters.find((parameter) => parameter.name === "limit")?.schema).toMatchObject({
-      type: "string",
-      pattern: "^[0-9]+$",
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20,
     })
   })
 })

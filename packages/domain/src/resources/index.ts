@@ -9,7 +9,13 @@ import * as WebhookEndpoint from "../webhook/index.js"
 // it so a receiver can drop an older state that arrives late.
 
 /** An ISO-8601 UTC timestamp, e.g. `2025-01-31T12:00:00.000Z`. */
-export const IsoTimestamp = Schema.String.pipe(Schema.annotations({ identifier: "IsoTimestamp" }))
+export const IsoTimestamp = Schema.String.pipe(
+  Schema.annotations({
+    identifier: "IsoTimestamp",
+    description: "ISO-8601 UTC with milliseconds, e.g. 2025-01-31T12:00:00.000Z",
+    jsonSchema: { format: "date-time" },
+  }),
+)
 
 /** A partner's user, as `GET /api/users/{user_id}` returns it. */
 export const UserResource = Schema.Struct({

@@ -10,8 +10,8 @@ export const TokenResource = Schema.Struct({
   token: Schema.String,
   access_token: Schema.String,
   token_type: Schema.Literal("Bearer"),
-  expires_at: Schema.Int,
-  expires_in: Schema.Int,
+  expires_at: Schema.Int.annotations({ description: "When the token expires, in Unix seconds" }),
+  expires_in: Schema.Int.annotations({ description: "Seconds from now until it expires (RFC 6749 5.1)" }),
 }).pipe(Schema.annotations({ identifier: "AccessToken" }))
 export type TokenResource = typeof TokenResource.Type
 

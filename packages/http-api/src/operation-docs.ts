@@ -1,0 +1,186 @@
+import { entriesOf, type Json } from "./document-json.js"
+
+/** What an operation is for, and the rules a caller must know that its schemas cannot say. */
+interface OperationDoc {
+  readonly summary: string
+  readonly description?: string
+}
+
+const reconcile =
+  "A 500 or 503 is indeterminate: retry with the same Idempotency-Key (a recorded write is replayed, never repeated) or reconcile by `reference_id`."
+
+/** Every operation's summary and rules, by operationId (`group.endpoint`); a test keeps it complete. */
+export const operationDocs: Readonly<Record<string, OperationDoc>> = {
+  "oauth.createToken": {
+    summary: "Get an access token (OAuth 2.0 client credentials)",
+    description:
+      "RFC 6749 4.4: `grant_type=client_credentials` with the client's id and secret, either in the body (form, or the same fields as JSON) or as HTTP Basic (form-urlencoded parts), not both (400 GH1006). Another grant type is 400 GH1007; bad credentials 401 GH1001. The token is opaque (`pos_at_…`); send it as `Authorization: Bearer` on every other `/api` request until `expires_at` (Unix seconds).",
+  },
+  "oauth.revokeToken": {
+    summary: "Revoke an access token (RFC 7009)",
+    description:
+      "`token=…` with the client's credentials as for the token endpoint. Answers 200 whether or not the token was known; this process refuses it at once, every other one within the token cache's few seconds.",
+  },
+  "users.createUser": {
+    summary: "Create a user",
+    description:
+      "The user starts `processing` and becomes `active` shortly after, when a consumer of the event log activates it; writes for a processing user are 409 LE0001.",
+  },
+  "users.findUsers": {
+    summary: "List users",
+    description:
+      "Oldest first; `limit` 1..100 (default 20), `cursor` from the previous page's `next_cursor`.",
+  },
+  "users.getUser": { summary: "Get a user" },
+  "users.updateUser": { summary: "Update a user", description: "Its `version` grows with every change." },
+  "users.closeUser": {
+    summary: "Close a user",
+    description:
+      "Answers the closed user; closing it again is 409 LE0004. Its points account, if any, closes with it.",
+  },
+  "users.openPointsAccount": {
+    summary: "Open the user's points account",
+    description:
+      "One account per user: a second is 409 LE1001 (409 LE0001 while the user is processing, LE0004 once closed). Add points opens one too.",
+  },
+  "users.getPointsAccount": {
+    summary: "Get the user's points account",
+    description: "404 LE0002 names the user when unknown, the points account when the user has none.",
+  },
+  "points.addPoints": {
+    summary: "Add points",
+    description: `Opens the user's points account if it has none. \`reference_id\` is unique per partner among points movements (409 LE0006 for a second one). ${reconcile}`,
+  },
+  "points.subtractPoints": {
+    summary: "Subtract points",
+    description: `422 LE2002 when the balance is short, 422 LE2001 when the user has no points account. \`reference_id\` is unique per partner among points movements (409 LE0006). ${reconcile}`,
+  },
+  "points.getTransaction": { summary: "Get a transaction" },
+  "points.findTransactions": {
+    summary: "List transactions",
+    description:
+      "In ledger order: each account's in the order its balance moved, so every `balance_after` follows from the one before. Filter by `user_id` or `reference_id` (an order's debit and refund carry the order's).",
+  },
+  "orders.createOrder": {
+    summary: "Place an order paid in points",
+    description: `Idempotency-Key is required (400 IK1003). The total of the items is debited at once (an \`order_debit\` transaction); 422 LE2002 when the balance is short, LE2001 without a points account. The order starts \`pending\`. ${reconcile}`,
+  },
+  "orders.findOrders": {
+    summary: "List orders",
+    description: "Oldest first; filter by `user_id`, `status` or `reference_id`.",
+  },
+  "orders.getOrder": { summary: "Get an order" },
+  "orders.cancelOrder": {
+    summary: "Cancel an order",
+    description:
+      "Only while it is `pending` (409 LE3001 otherwise); the debit is refunded (an `order_refund` transaction), into the account even if the user was closed since.",
+  },
+  "webhookDeliveries.listDeliveries": {
+    summary: "List an endpoint's delivery attempts",
+    description: "Newest first: one record per attempt, `pending` for one scheduled and not yet made.",
+  },
+  "webhookDeliveries.replay": {
+    summary: "Send events to an endpoint again",
+    description:
+      "Either `event_ids`, or `since` (and optionally `until`), not both (400 GH1006), at most 10,000 events. Each is delivered again with its original `webhook-id`.",
+  },
+  "webhookEndpoints.createWebhookEndpoint": {
+    summary: "Register a webhook endpoint",
+    description:
+      "HTTPS to a public address (private and loopback targets are 400 GH1006). `event_types` absent or empty means every type. The answer shows the signing secret (`whsec_…`) this once.",
+  },
+  "webhookEndpoints.listWebhookEndpoints": { summary: "List webhook endpoints" },
+  "webhookEndpoints.getWebhookEndpoint": { summary: "Get a webhook endpoint" },
+  "webhookEndpoints.updateWebhookEndpoint": {
+    summary: "Update a webhook endpoint",
+    description: "Change its URL, event types or description, or disable or enable it.",
+  },
+  "webhookEndpoints.deleteWebhookEndpoint": {
+    summary: "Delete a webhook endpoint",
+    description: "Answers the endpoint; it is gone, so a repeat is 404 LE0002.",
+  },
+  "webhookEndpoints.rotateWebhookEndpointSecret": {
+    summary: "Rotate a webhook endpoint's signing secret",
+    description:
+      "The answer shows the new secret this once; each replaced secret still signs (a second signature) for 24 hours.",
+  },
+  "events.listEvents": {
+    summary: "List public events",
+    description:
+      "Every announced change, oldest first: what the webhooks deliver, each with its `id` (the `webhook-id`).",
+  },
+  "events.getEvent": { summary: "Get a public event" },
+  "admin.createPartner": { summary: "Create a partner (admin)" },
+  "admin.listPartners": { summary: "List partners (admin)" },
+  "admin.getPartner": { summary: "Get a partner (admin)" },
+  "admin.createCredential": {
+    summary: "Create client credentials for a partner (admin)",
+    description: "The answer shows the client secret (`pos_cs_…`) this once; only its hash is kept.",
+  },
+  "admin.listCredentials": { summary: "List a partner's client credentials (admin)" },
+  "admin.rotateCredentialSecret": {
+    summary: "Rotate a client secret (admin)",
+    description:
+      "The answer shows the new secret this once; the previous one keeps working for 24 hours (the CLI can set another grace period).",
+  },
+  "admin.revokeCredential": {
+    summary: "Revoke client credentials (admin)",
+    description:
+      "Its tokens are refused too (at once in this process, within the token cache's few seconds in others).",
+  },
+  "health.live": { summary: "Liveness", description: "200 while the process serves requests." },
+  "health.ready": {
+    summary: "Readiness",
+    description: "200 when the database answers, 503 SV5003 when it does not.",
+  },
+  "health.metrics": {
+    summary: "Metrics (Prometheus text)",
+    description:
+      "Request counts and latency by route and status, pool usage, idempotency replays, rate-limit rejections, write batches, process CPU and memory.",
+  },
+}
+
+const ADMIN_OFF = " The admin API answers 404 NN1002 to everything while ADMIN_TOKEN is not set."
+
+// How each security scheme's credentials are obtained.
+const schemeDescriptions: Readonly<Record<string, string>> = {
+  bearer:
+    "An access token from POST /api/oauth/token (OAuth 2.0 client credentials), sent as `Authorization: Bearer pos_at_…` until it expires.",
+  adminToken: `The server's ADMIN_TOKEN, sent as \`Authorization: Bearer …\`.${ADMIN_OFF}`,
+}
+
+const securitySchemesDescribed = (components: Json): Json => ({
+  ...components,
+  securitySchemes: Object.fromEntries(
+    entriesOf(components.securitySchemes).map(([name, scheme]) => [
+      name,
+      schemeDescriptions[name] === undefined ? scheme : { ...scheme, description: schemeDescriptions[name] },
+    ]),
+  ),
+})
+
+/**
+ * An OpenAPI transform of the whole document: each operation gets its summary and description from
+ * operationDocs (the admin ones say the admin API is off without ADMIN_TOKEN), and each security scheme says
+ * where its credentials come from.
+ */
+export const operationsDescribed = (spec: Json): Json => ({
+  ...spec,
+  components: securitySchemesDescribed((spec.components ?? {}) as Json),
+  paths: Object.fromEntries(
+    entriesOf(spec.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        entriesOf(item).map(([method, operation]) => {
+          const doc = operationDocs[String(operation.operationId)]
+          if (doc === undefined) return [method, operation]
+          const description = `${doc.description ?? ""}${path.startsWith("/admin/") ? ADMIN_OFF : ""}`.trim()
+          return [
+            method,
+            { ...operation, summary: doc.summary, ...(description === "" ? {} : { description }) },
+          ]
+        }),
+      ),
+    ]),
+  ),
+})
