@@ -14,6 +14,7 @@ import { operationsDescribed } from "./operation-docs.js"
 import { responseHeadersInDocument } from "./response-headers-in-document.js"
 import { schemaFailuresAsPublished } from "./schema-failures-in-document.js"
 import { statusesAsAnswered } from "./statuses-in-document.js"
+import { webhooksInDocument } from "./webhooks-in-document.js"
 
 export { API_VERSION } from "./api-version.js"
 
@@ -42,7 +43,9 @@ export class PointsApi extends HttpApi.make("points")
   .annotate(OpenApi.Title, "Points & Orders Platform API")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(OpenApi.Transform, (spec) =>
-    operationsDescribed(responseHeadersInDocument(statusesAsAnswered(schemaFailuresAsPublished(spec)))),
+    webhooksInDocument(
+      operationsDescribed(responseHeadersInDocument(statusesAsAnswered(schemaFailuresAsPublished(spec)))),
+    ),
   )
   .annotate(
     OpenApi.Description,

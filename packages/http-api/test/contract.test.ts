@@ -1,5 +1,6 @@
 import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
+import { WebhookEndpoint } from "@points/domain"
 import { Schema } from "effect"
 import { API_VERSION, ApiError, ErrorAt, errorMeaning, operationDocs, PointsApi } from "../src/index.js"
 
@@ -193,6 +194,22 @@ describe("The HTTP contract", () => {
     const schemes = spec.components.securitySchemes as Record<string, { description?: string }>
     expect(schemes.bearer?.description).toContain("/api/oauth/token")
     expect(schemes.adminToken?.description).toContain("ADMIN_TOKEN")
+  })
+
+  it("documents the webhooks sent, one per event type, signed as Standard Webhooks", () => {
+    const webhooks = (spec as unknown as { webhooks: Record<string, { post: Record<string, unknown> }> })
+      .webhooks
+    expect(Object.keys(webhooks)).toEqual([...WebhookEndpoint.publicEventTypes])
+    const added = webhooks["points.added"]?.post
+    expect(JSON.stringify(added?.requestBody)).toContain("#/components/schemas/PointsEvent")
+    expect(((added?.parameters ?? []) as Array<{ name: string }>).map((parameter) => parameter.name)).toEqual(
+      ["webhook-id", "webhook-timestamp", "webhook-signature"],
+    )
+    // Every payload schema named is one the document defines.
+    for (const webhook of Object.values(webhooks)) {
+      const name = JSON.stringify(webhook.post.requestBody).match(/#\/components\/schemas\/(\w+)/)?.[1]
+      expect(Object.keys(spec.components.schemas)).toContain(name)
+    }
   })
 
   it("encodes an ApiError as exactly the published body, and decodes it back with its status", () => {
