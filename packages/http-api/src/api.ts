@@ -13,6 +13,7 @@ import { WebhookEndpointsGroup } from "./groups/webhook-endpoints.js"
 import { operationsDescribed } from "./operation-docs.js"
 import { responseHeadersInDocument } from "./response-headers-in-document.js"
 import { schemaFailuresAsPublished } from "./schema-failures-in-document.js"
+import { sharedSchemasReferenced } from "./shared-schemas-in-document.js"
 import { statusesAsAnswered } from "./statuses-in-document.js"
 import { webhooksInDocument } from "./webhooks-in-document.js"
 
@@ -44,7 +45,11 @@ export class PointsApi extends HttpApi.make("points")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(OpenApi.Transform, (spec) =>
     webhooksInDocument(
-      operationsDescribed(responseHeadersInDocument(statusesAsAnswered(schemaFailuresAsPublished(spec)))),
+      operationsDescribed(
+        responseHeadersInDocument(
+          statusesAsAnswered(sharedSchemasReferenced(schemaFailuresAsPublished(spec))),
+        ),
+      ),
     ),
   )
   .annotate(

@@ -99,8 +99,10 @@ describe("The HTTP contract", () => {
       "500",
       "503",
     ])
-    const created = JSON.stringify(spec.paths[endpoints]?.post?.responses?.["201"])
-    expect(created).toContain('"secret"')
+    expect(JSON.stringify(spec.paths[endpoints]?.post?.responses?.["201"])).toContain(
+      "WebhookEndpointWithSecret",
+    )
+    expect(JSON.stringify(spec.components.schemas.WebhookEndpointWithSecret)).toContain('"secret"')
     expect(JSON.stringify(spec.paths[one]?.get?.responses?.["200"])).not.toContain('"secret"')
     expect(JSON.stringify(spec.paths["/api/events"]?.get?.responses?.["200"])).toContain("PublicEvent")
     const event = JSON.stringify(spec.components.schemas.OrderEvent)
@@ -210,6 +212,15 @@ describe("The HTTP contract", () => {
       const name = JSON.stringify(webhook.post.requestBody).match(/#\/components\/schemas\/(\w+)/)?.[1]
       expect(Object.keys(spec.components.schemas)).toContain(name)
     }
+  })
+
+  it("refers to a resource's component wherever a response repeats it", () => {
+    const created = (path: string) => JSON.stringify(spec.paths[path]?.post?.responses?.["201"])
+    const referring = (name: string) => `"schema":{"$ref":"#/components/schemas/${name}"}`
+    expect(created("/api/points/add")).toContain(referring("Transaction"))
+    expect(created("/api/users")).toContain(referring("User"))
+    expect(created("/api/orders")).toContain(referring("Order"))
+    expect(spec.paths["/api/events/{event_id}"]?.get?.responses?.["200"]?.description).toBe("PublicEvent")
   })
 
   it("encodes an ApiError as exactly the published body, and decodes it back with its status", () => {
