@@ -8,3 +8,29 @@ export const entriesOf = (value: unknown): Array<[string, Json]> =>
 /** Whether an operation of the document requires the named security scheme. */
 export const securedBy = (operation: Json, scheme: string) =>
   Array.isArray(operation.security) && operation.security.some((requirement: Json) => scheme in requirement)
+
+/** The document with every operation rebuilt by `f`, which is given the operation's path. */
+export const mapOperations = (spec: Json, f: (path: string, operation: Json) => Json): Json => ({
+  ...spec,
+  paths: Object.fromEntries(
+    entriesOf(spec.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(entriesOf(item).map(([method, operation]) => [method, f(path, operation)])),
+    ]),
+  ),
+})
+
+/** The document with every response of every operation rebuilt by `f`. */
+export const mapResponses = (
+  spec: Json,
+  f: (path: string, operation: Json, status: string, response: Json) => Json,
+): Json =>
+  mapOperations(spec, (path, operation) => ({
+    ...operation,
+    responses: Object.fromEntries(
+      entriesOf(operation.responses).map(([status, response]) => [
+        status,
+        f(path, operation, status, response),
+      ]),
+    ),
+  }))

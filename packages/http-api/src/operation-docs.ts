@@ -1,4 +1,4 @@
-import { entriesOf, type Json } from "./document-json.js"
+import { entriesOf, type Json, mapOperations } from "./document-json.js"
 
 /** What an operation is for, and the rules a caller must know that its schemas cannot say. */
 interface OperationDoc {
@@ -165,22 +165,11 @@ const securitySchemesDescribed = (components: Json): Json => ({
  * where its credentials come from.
  */
 export const operationsDescribed = (spec: Json): Json => ({
-  ...spec,
+  ...mapOperations(spec, (path, operation) => {
+    const doc = operationDocs[String(operation.operationId)]
+    if (doc === undefined) return operation
+    const description = `${doc.description ?? ""}${path.startsWith("/admin/") ? ADMIN_OFF : ""}`.trim()
+    return { ...operation, summary: doc.summary, ...(description === "" ? {} : { description }) }
+  }),
   components: securitySchemesDescribed((spec.components ?? {}) as Json),
-  paths: Object.fromEntries(
-    entriesOf(spec.paths).map(([path, item]) => [
-      path,
-      Object.fromEntries(
-        entriesOf(item).map(([method, operation]) => {
-          const doc = operationDocs[String(operation.operationId)]
-          if (doc === undefined) return [method, operation]
-          const description = `${doc.description ?? ""}${path.startsWith("/admin/") ? ADMIN_OFF : ""}`.trim()
-          return [
-            method,
-            { ...operation, summary: doc.summary, ...(description === "" ? {} : { description }) },
-          ]
-        }),
-      ),
-    ]),
-  ),
 })

@@ -1,5 +1,5 @@
 import { API_VERSION } from "./api-version.js"
-import { entriesOf, type Json, securedBy } from "./document-json.js"
+import { type Json, mapResponses, securedBy } from "./document-json.js"
 
 const text = { type: "string" }
 
@@ -116,33 +116,12 @@ const headersOf = (path: string, operation: Json, status: string, response: Json
  */
 export const responseHeadersInDocument = (spec: Json): Json => {
   const schemas = ((spec.components as Json | undefined)?.schemas ?? {}) as Json
-  return {
-    ...spec,
-    paths: Object.fromEntries(
-      entriesOf(spec.paths).map(([path, item]) => [
-        path,
-        Object.fromEntries(
-          entriesOf(item).map(([method, operation]) => [
-            method,
-            {
-              ...operation,
-              responses: Object.fromEntries(
-                entriesOf(operation.responses).map(([status, response]) => [
-                  status,
-                  {
-                    ...response,
-                    headers: {
-                      ...(response.headers as Json | undefined),
-                      ...headersOf(path, operation, status, response, schemas),
-                    },
-                  },
-                ]),
-              ),
-            },
-          ]),
-        ),
-      ]),
-    ),
-    components: { ...(spec.components as Json | undefined), headers },
-  }
+  const withHeaders = mapResponses(spec, (path, operation, status, response) => ({
+    ...response,
+    headers: {
+      ...(response.headers as Json | undefined),
+      ...headersOf(path, operation, status, response, schemas),
+    },
+  }))
+  return { ...withHeaders, components: { ...(spec.components as Json | undefined), headers } }
 }

@@ -1,5 +1,5 @@
 import { errorMeaning } from "./api-error.js"
-import { entriesOf, type Json } from "./document-json.js"
+import { entriesOf, type Json, mapOperations } from "./document-json.js"
 
 // The platform's own body for a request that fails its schema, and the schemas only it uses.
 const PLATFORM_DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
@@ -37,14 +37,7 @@ const withPublishedBadRequest = (operation: Json): Json => {
  * platform's schemas, then unused, leave the document.
  */
 export const schemaFailuresAsPublished = (spec: Json): Json => {
-  const paths = Object.fromEntries(
-    entriesOf(spec.paths).map(([path, item]) => [
-      path,
-      Object.fromEntries(
-        entriesOf(item).map(([method, operation]) => [method, withPublishedBadRequest(operation)]),
-      ),
-    ]),
-  )
+  const paths = mapOperations(spec, (_path, operation) => withPublishedBadRequest(operation)).paths as Json
   const components = (spec.components ?? {}) as Json
   const schemas = { ...(components.schemas as Json | undefined) }
   for (const name of PLATFORM_ONLY_SCHEMAS) delete schemas[name]

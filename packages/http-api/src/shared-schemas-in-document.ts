@@ -1,4 +1,4 @@
-import { entriesOf, type Json } from "./document-json.js"
+import { type Json, mapResponses } from "./document-json.js"
 
 // A response's JSON schema as a reference to the component it repeats word for word, if any.
 const referenced = (response: Json, components: ReadonlyMap<string, string>): Json => {
@@ -24,26 +24,5 @@ const referenced = (response: Json, components: ReadonlyMap<string, string>): Js
 export const sharedSchemasReferenced = (spec: Json): Json => {
   const schemas = ((spec.components as Json | undefined)?.schemas ?? {}) as Json
   const components = new Map(Object.entries(schemas).map(([name, schema]) => [JSON.stringify(schema), name]))
-  return {
-    ...spec,
-    paths: Object.fromEntries(
-      entriesOf(spec.paths).map(([path, item]) => [
-        path,
-        Object.fromEntries(
-          entriesOf(item).map(([method, operation]) => [
-            method,
-            {
-              ...operation,
-              responses: Object.fromEntries(
-                entriesOf(operation.responses).map(([status, response]) => [
-                  status,
-                  referenced(response, components),
-                ]),
-              ),
-            },
-          ]),
-        ),
-      ]),
-    ),
-  }
+  return mapResponses(spec, (_path, _operation, _status, response) => referenced(response, components))
 }

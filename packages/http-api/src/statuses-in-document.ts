@@ -1,4 +1,4 @@
-import { entriesOf, type Json, securedBy } from "./document-json.js"
+import { entriesOf, type Json, mapOperations, securedBy } from "./document-json.js"
 
 // The statuses an operation cannot answer, though the API declares them for every operation: 401 without
 // authentication, 429 without a rate limit (only partners' requests and the token endpoints have one), 415
@@ -44,20 +44,11 @@ const describedFor = (path: string, operation: Json, status: string, response: J
  * errors declared on the whole API (401, 415, 429, ...) are dropped where they cannot happen, so that a
  * health check does not document a 401, nor a GET a 415.
  */
-export const statusesAsAnswered = (spec: Json): Json => ({
-  ...spec,
-  paths: Object.fromEntries(
-    entriesOf(spec.paths).map(([path, item]) => [
-      path,
-      Object.fromEntries(
-        entriesOf(item).map(([method, operation]) => {
-          const impossible = impossibleStatuses(path, operation)
-          const responses = entriesOf(operation.responses)
-            .filter(([status]) => !impossible.has(status))
-            .map(([status, response]) => [status, describedFor(path, operation, status, response)])
-          return [method, { ...operation, responses: Object.fromEntries(responses) }]
-        }),
-      ),
-    ]),
-  ),
-})
+export const statusesAsAnswered = (spec: Json): Json =>
+  mapOperations(spec, (path, operation) => {
+    const impossible = impossibleStatuses(path, operation)
+    const responses = entriesOf(operation.responses)
+      .filter(([status]) => !impossible.has(status))
+      .map(([status, response]) => [status, describedFor(path, operation, status, response)])
+    return { ...operation, responses: Object.fromEntries(responses) }
+  })
