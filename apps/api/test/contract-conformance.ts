@@ -101,7 +101,8 @@ export interface ReceivedResponse {
 
 /**
  * What a response does differently from what the published document says its operation answers: a status
- * the operation does not list, a media type it does not name, or a body its schema refuses (each refusal a
+ * the operation does not list, a required header missing or a header value refused (or a documented header
+ * the response does not list), a media type it does not name, or a body its schema refuses (each refusal a
  * line). Empty when it conforms, and for requests no operation describes (an unknown route, another method).
  */
 export const contractProblems = (response: ReceivedResponse): ReadonlyArray<string> => {

@@ -48,6 +48,15 @@ export const checkedBatchSize = (size: number | undefined) => {
     : Effect.dieMessage(`batchSize must be an integer from 1 to ${MAX_REBUILD_BATCH_SIZE}`)
 }
 
+/** Runs `work` in one transaction, and says how long that took in seconds. */
+export const timedTransaction = <A, E, R>(work: (sql: SqlClient.SqlClient) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const started = performance.now()
+    const result = yield* sql.withTransaction(work(sql))
+    return { result, seconds: (performance.now() - started) / 1000 }
+  })
+
 /** How far a rebuild has read: reported after every batch, for a progress bar. */
 export interface RebuildProgress {
   readonly read: number
@@ -71,9 +80,7 @@ export interface RebuildOptions {
 export const rebuildReadModels = (options: RebuildOptions = {}) =>
   Effect.gen(function* () {
     const batchSize = yield* checkedBatchSize(options.batchSize)
-    const sql = yield* SqlClient.SqlClient
-    const started = performance.now()
-    const result = yield* sql.withTransaction(
+    const { result, seconds } = yield* timedTransaction((sql) =>
       Effect.gen(function* () {
         // The lock first: a writer holding events it has not projected yet would wait on the truncated tables
         // while this transaction waits on its events, a deadlock.
@@ -140,7 +147,6 @@ export const rebuildReadModels = (options: RebuildOptions = {}) =>
         }
       }),
     )
-    const seconds = (performance.now() - started) / 1000
     return {
       ...result,
       seconds,

@@ -9,7 +9,7 @@ import type { PartnerRow } from "./partners.js"
 import type { PointsAccountRow } from "./points-accounts.js"
 import { checkpointAfter, countEvents, readLockedLogAfter } from "./read-locked-log.js"
 import { type ReadModelTable, readModelTables } from "./read-model-tables.js"
-import { checkedBatchSize } from "./rebuild-read-models.js"
+import { checkedBatchSize, timedTransaction } from "./rebuild-read-models.js"
 import { inBatches } from "./row-batches.js"
 import type { TransactionRow } from "./transactions.js"
 import type { UserRow } from "./users.js"
@@ -184,9 +184,7 @@ export interface VerifyOptions {
 export const verifyReadModels = (options: VerifyOptions = {}) =>
   Effect.gen(function* () {
     const batchSize = yield* checkedBatchSize(options.batchSize)
-    const sql = yield* SqlClient.SqlClient
-    const started = performance.now()
-    const result = yield* sql.withTransaction(
+    const { result, seconds } = yield* timedTransaction((sql) =>
       Effect.gen(function* () {
         yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`
         const tables = Object.keys(readModelTables) as Array<ReadModelTable>
@@ -230,5 +228,5 @@ export const verifyReadModels = (options: VerifyOptions = {}) =>
         return { events: read, consistent, tables: byTable as VerifyResult["tables"] }
       }),
     )
-    return { ...result, seconds: (performance.now() - started) / 1000 } satisfies VerifyResult
+    return { ...result, seconds } satisfies VerifyResult
   })
