@@ -34,3 +34,6 @@ export const mapResponses = (
       ]),
     ),
   }))
+
+/** Whether a path is one of the OAuth token endpoints (client credentials, not a bearer token). */
+export const isTokenEndpoint = (path: string) => path.startsWith("/api/oauth/")

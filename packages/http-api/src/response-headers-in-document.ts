@@ -1,5 +1,5 @@
 import { API_VERSION } from "./api-version.js"
-import { type Json, mapResponses, securedBy } from "./document-json.js"
+import { isTokenEndpoint, type Json, mapResponses, securedBy } from "./document-json.js"
 
 const text = { type: "string" }
 
@@ -87,7 +87,7 @@ const showsClientSecret = (response: Json, schemas: Json) => {
 
 // The headers of one response of an operation: which apply follows from its path, its security and status.
 const headersOf = (path: string, operation: Json, status: string, response: Json, schemas: Json): Json => {
-  const oauth = path.startsWith("/api/oauth/")
+  const oauth = isTokenEndpoint(path)
   const partner = securedBy(operation, "bearer")
   const admin = securedBy(operation, "adminToken")
   return {

@@ -1,5 +1,5 @@
 import { errorMeaning } from "./api-error.js"
-import { entriesOf, type Json, mapOperations } from "./document-json.js"
+import { entriesOf, type Json, mapResponses } from "./document-json.js"
 
 // The platform's own body for a request that fails its schema, and the schemas only it uses.
 const PLATFORM_DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
@@ -22,14 +22,6 @@ const publishedBadRequest = (response: Json): Json => ({
   ),
 })
 
-const withPublishedBadRequest = (operation: Json): Json => {
-  const responses = operation.responses as Json | undefined
-  const badRequest = responses?.["400"] as Json | undefined
-  return badRequest === undefined
-    ? operation
-    : { ...operation, responses: { ...responses, 400: publishedBadRequest(badRequest) } }
-}
-
 /**
  * An OpenAPI transform of the whole document: the platform documents every 400 as either its own
  * HttpApiDecodeError body or the operation's errors, but the server answers every schema failure in the
@@ -37,7 +29,9 @@ const withPublishedBadRequest = (operation: Json): Json => {
  * platform's schemas, then unused, leave the document.
  */
 export const schemaFailuresAsPublished = (spec: Json): Json => {
-  const paths = mapOperations(spec, (_path, operation) => withPublishedBadRequest(operation)).paths as Json
+  const paths = mapResponses(spec, (_path, _operation, status, response) =>
+    status === "400" ? publishedBadRequest(response) : response,
+  ).paths as Json
   const components = (spec.components ?? {}) as Json
   const schemas = { ...(components.schemas as Json | undefined) }
   for (const name of PLATFORM_ONLY_SCHEMAS) delete schemas[name]

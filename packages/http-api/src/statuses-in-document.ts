@@ -1,10 +1,10 @@
-import { entriesOf, type Json, mapOperations, securedBy } from "./document-json.js"
+import { entriesOf, isTokenEndpoint, type Json, mapOperations, securedBy } from "./document-json.js"
 
 // The statuses an operation cannot answer, though the API declares them for every operation: 401 without
 // authentication, 429 without a rate limit (only partners' requests and the token endpoints have one), 415
 // without a body (the media type is checked only where a body is taken).
 const impossibleStatuses = (path: string, operation: Json): ReadonlySet<string> => {
-  const oauth = path.startsWith("/api/oauth/")
+  const oauth = isTokenEndpoint(path)
   const partner = securedBy(operation, "bearer")
   const admin = securedBy(operation, "adminToken")
   const impossible = new Set<string>()
@@ -17,7 +17,7 @@ const impossibleStatuses = (path: string, operation: Json): ReadonlySet<string> 
 // What a 401 or 415 means depends on how the operation authenticates and what body it takes: the API-wide
 // description names every case, an operation's only its own.
 const meaningAt = (path: string, operation: Json, status: string): string | undefined => {
-  const oauth = path.startsWith("/api/oauth/")
+  const oauth = isTokenEndpoint(path)
   if (status === "401" && oauth) return "Bad client credentials (GH1001)"
   if (status === "401" && securedBy(operation, "adminToken")) return "A missing or wrong admin token (GH1003)"
   if (status === "401") return "A missing, malformed, unknown, expired or revoked token (GH1003)"
