@@ -11,6 +11,11 @@ export interface ApiSettings {
   readonly idempotencyLeaseSeconds: number
   readonly rateLimitPerSecond: number
   readonly rateLimitBurst: number
+  /**
+   * TOKEN_RATE_LIMIT_PER_ADDRESS: token endpoint requests a second per source network (burst twice that), 0
+   * for none (behind a proxy every caller has the proxy's address).
+   */
+  readonly tokenRateLimitPerAddress: number
   readonly tlsCertFile: Option.Option<string>
   readonly tlsKeyFile: Option.Option<string>
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: accept private, loopback and plain-http webhook targets (local development). */
@@ -57,6 +62,7 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   idempotencyLeaseSeconds: positiveInt("IDEMPOTENCY_LEASE_SECONDS", 30, 3600),
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100, 1_000_000),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200, 1_000_000),
+  tokenRateLimitPerAddress: nonNegativeInt("TOKEN_RATE_LIMIT_PER_ADDRESS", 20, 100_000),
   tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
   tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
   webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),

@@ -12,6 +12,21 @@ import { contractProblems } from "./contract-conformance.js"
 /** The admin token of every test server. */
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
 
+/** The token endpoints' limit per source address of every test server unless a test sets its own. */
+export const TEST_ADDRESS_RATE_LIMIT = 10_000
+
+/**
+ * The settings of a test server: the environment's, the admin API on, and the given overrides. Every test
+ * comes from 127.0.0.1, so the token endpoints' address limit runs and is reported but refuses only where a
+ * test sets it lower (oauth-endpoints).
+ */
+export const testSettings = (overrides: Partial<ApiSettings> = {}) =>
+  Settings.withOverrides({
+    adminToken: Option.some(Redacted.make(ADMIN_TOKEN)),
+    tokenRateLimitPerAddress: TEST_ADDRESS_RATE_LIMIT,
+    ...overrides,
+  })
+
 /** The whole API on a real socket (127.0.0.1, a free port) over a fresh database, with user activation. */
 export const testServer = (overrides: Partial<ApiSettings> = {}) =>
   Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
@@ -22,9 +37,7 @@ export const testServer = (overrides: Partial<ApiSettings> = {}) =>
       }),
     ),
     Layer.provide(WriteSideLive),
-    Layer.provide(
-      Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...overrides }),
-    ),
+    Layer.provide(testSettings(overrides)),
     Layer.provideMerge(testDatabase()),
   )
 
@@ -231,9 +244,7 @@ export const testServerWithoutActivation = (overrides: Partial<ApiSettings> = {}
       }),
     ),
     Layer.provideMerge(WriteSideLive),
-    Layer.provide(
-      Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...overrides }),
-    ),
+    Layer.provide(testSettings(overrides)),
     Layer.provideMerge(testDatabase()),
   )
 

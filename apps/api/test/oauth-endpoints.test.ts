@@ -1,6 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { CLIENT_RATE_LIMIT, clientRateLimitKey, consumeClientRateLimit } from "@points/infrastructure"
+import {
+  addressRateLimitKey,
+  CLIENT_RATE_LIMIT,
+  clientRateLimitKey,
+  consumeClientRateLimit,
+} from "@points/infrastructure"
 import { Effect } from "effect"
 import {
   baseUrl,
@@ -10,6 +15,7 @@ import {
   nodeRequest,
   piecesOf,
   type Reply,
+  TEST_ADDRESS_RATE_LIMIT,
   testServer,
 } from "./harness.js"
 
@@ -130,8 +136,11 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         // RFC 6749 has no throttling code: the one that tells the client to come back later.
         expect(reply.body.error).toBe("temporarily_unavailable")
         expect(Number(reply.headers.get("retry-after"))).toBeGreaterThan(50)
-        expect(reply.headers.get("ratelimit-policy")).toBe(`"client";q=${CLIENT_RATE_LIMIT.burst};w=1`)
-        expect(reply.headers.get("ratelimit")).toMatch(/^"client";r=0;t=\d+$/)
+        // The address's bucket was asked first and let it through; the client's refused it.
+        expect(reply.headers.get("ratelimit-policy")).toBe(
+          `"address";q=${2 * TEST_ADDRESS_RATE_LIMIT};w=1, "client";q=${CLIENT_RATE_LIMIT.burst};w=1`,
+        )
+        expect(reply.headers.get("ratelimit")).toMatch(/^"address";r=\d+;t=\d+, "client";r=0;t=\d+$/)
         expectNoStore(reply)
       }
       expect(yield* rejections).toBe(before + 2)
@@ -235,6 +244,58 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
         expect(reply.body.error).toBe("server_error")
         expectNoStore(reply)
       }),
+    )
+  },
+)
+
+// Burst 2: the partner's own token request and one more, then the address is throttled.
+layer(testServer({ tokenRateLimitPerAddress: 1 }), { timeout: "120 seconds", excludeTestServices: true })(
+  "The OAuth endpoints' limit per source address",
+  (it) => {
+    it.effect(
+      "made-up client ids from one address are throttled before any secret is checked, and so is everyone there",
+      () =>
+        Effect.gen(function* () {
+          const { clientId, clientSecret } = yield* newPartner()
+          const sql = yield* SqlClient.SqlClient
+          const guessed = form({ client_id: `guess-${crypto.randomUUID()}`, client_secret: "guess" })
+          const first = yield* call("POST", TOKEN, guessed)
+          expect(first.status, first.text).toBe(401)
+          expect(first.headers.get("ratelimit-policy")).toBe(
+            `"address";q=2;w=1, "client";q=${CLIENT_RATE_LIMIT.burst};w=1`,
+          )
+          const before = yield* rejections
+          // The address's bucket emptied for a minute, without racing its refill on a loaded machine.
+          const key = addressRateLimitKey("127.0.0.1")
+          const emptied = yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds'
+            WHERE key = ${key} RETURNING key`
+          expect(emptied).toHaveLength(1)
+          const another = `guess-${crypto.randomUUID()}`
+          const throttled = [
+            yield* call("POST", TOKEN, form({ client_id: another, client_secret: "guess" })),
+            yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: clientSecret })),
+            yield* call(
+              "POST",
+              REVOKE,
+              form({ token: "x", client_id: clientId, client_secret: clientSecret }),
+            ),
+          ]
+          for (const reply of throttled) {
+            expect(reply.status, reply.text).toBe(429)
+            expect(reply.body.errors[0].code).toBe("GH1009")
+            expect(reply.body.error).toBe("temporarily_unavailable")
+            expect(Number(reply.headers.get("retry-after"))).toBeGreaterThan(50)
+            // Only the address's bucket was asked.
+            expect(reply.headers.get("ratelimit-policy")).toBe(`"address";q=2;w=1`)
+            expect(reply.headers.get("ratelimit")).toMatch(/^"address";r=0;t=\d+$/)
+            expectNoStore(reply)
+          }
+          expect(yield* rejections).toBe(before + 3)
+          // Nothing was taken from the clients' buckets: the made-up id never got one.
+          const clientRows =
+            yield* sql`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(another)}`
+          expect(clientRows).toHaveLength(0)
+        }),
     )
   },
 )

@@ -10,11 +10,11 @@ import { PgClient } from "@effect/sql-pg"
 import { expect, it, layer } from "@effect/vitest"
 import { databaseAt, WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
-import { ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { Settings } from "../src/config.js"
 import { HttpAppLive } from "../src/server.js"
 import { publishedDocument } from "./contract-conformance.js"
-import { ADMIN_TOKEN, call, eventually, metricValue, newPartner } from "./harness.js"
+import { ADMIN_TOKEN, call, eventually, metricValue, newPartner, testSettings } from "./harness.js"
 import { apiProcess, freePort, waitForOutput } from "./processes.js"
 import { tcpProxy } from "./tcp-proxy.js"
 
@@ -35,6 +35,9 @@ it.effect("validates the configuration at start, with a message naming each bad 
   Effect.gen(function* () {
     expect(yield* settingsError({ PORT: "abc" })).toMatch(/PORT.*abc/)
     expect(yield* settingsError({ RATE_LIMIT_BURST: "0" })).toMatch(/RATE_LIMIT_BURST.*from 1 to/)
+    expect(yield* settingsError({ TOKEN_RATE_LIMIT_PER_ADDRESS: "-1" })).toMatch(
+      /TOKEN_RATE_LIMIT_PER_ADDRESS.*from 0 to 100000/,
+    )
     expect(yield* settingsError({ TLS_CERT_FILE: "/tmp/cert.pem" })).toContain(
       "TLS_CERT_FILE and TLS_KEY_FILE must be set together",
     )
@@ -336,7 +339,7 @@ const ProxiedDatabaseLive = Layer.unwrapScoped(
 const OutageServerLive = HttpAppLive.pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
   Layer.provide(WriteSideLive),
-  Layer.provide(Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)) })),
+  Layer.provide(testSettings()),
   Layer.provideMerge(ProxiedDatabaseLive),
 )
 

@@ -4,10 +4,9 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { Settings } from "../src/config.js"
+import { Context, Effect, Layer } from "effect"
 import { HttpAppLive } from "../src/server.js"
-import { ADMIN_TOKEN, baseUrl, callAt, metricValue, newPartnerAt, type Reply } from "./harness.js"
+import { baseUrl, callAt, metricValue, newPartnerAt, type Reply, testSettings } from "./harness.js"
 
 /** The base URLs of two API servers (as two processes would be) over one database. */
 class Servers extends Context.Tag("test/Servers")<Servers, readonly [string, string]>() {}
@@ -29,7 +28,7 @@ const TwoServersLive = Layer.scoped(
   }),
 ).pipe(
   Layer.provide(WriteSideLive),
-  Layer.provide(Settings.withOverrides({ adminToken: Option.some(Redacted.make(ADMIN_TOKEN)), ...policy })),
+  Layer.provide(testSettings(policy)),
   // One database for both: the rate limit is shared through it, not kept in either server's memory.
   Layer.provide(testDatabase()),
 )

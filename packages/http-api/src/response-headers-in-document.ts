@@ -18,12 +18,12 @@ const headers: Record<string, Json> = {
   },
   RateLimitPolicy: {
     description:
-      'The rate limit\'s bucket: its size (the burst) per window, e.g. `"partner";q=200;w=1` (`"client"` on the token endpoints). On every answer to a request that passed authentication.',
+      'The rate limit\'s bucket: its size (the burst) per window, e.g. `"partner";q=200;w=1`. On the token endpoints a list of the buckets asked, in order: `"address"` (the caller\'s network) and, if that one let the request through, `"client"` (its client id). On every answer to a request that passed authentication (on the token endpoints, that named its client).',
     schema: text,
   },
   RateLimit: {
     description:
-      'What is left of the bucket and in how many seconds it refills, e.g. `"partner";r=17;t=1`. On every answer to a request that passed authentication.',
+      'What is left of each bucket of RateLimit-Policy and in how many seconds it refills, e.g. `"partner";r=17;t=1`.',
     schema: text,
   },
   RetryAfter: {

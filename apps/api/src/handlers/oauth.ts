@@ -1,8 +1,16 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { InvalidClientCredentials } from "@points/domain"
 import { ApiError, PointsApi } from "@points/http-api"
-import { BearerTokens, consumeClientRateLimit, issueToken, revokeToken } from "@points/infrastructure"
-import { Effect, Metric } from "effect"
+import {
+  addressRateLimitPolicy,
+  BearerTokens,
+  consumeAddressRateLimit,
+  consumeClientRateLimit,
+  issueToken,
+  type RateLimitDecision,
+  revokeToken,
+} from "@points/infrastructure"
+import { Effect, Metric, Option } from "effect"
 import { Settings } from "../config.js"
 import { answer } from "../http/answer.js"
 import { entryOf } from "../http/api-error-of.js"
@@ -49,20 +57,33 @@ const clientOf = (body: {
     return { client_id: body.client_id, client_secret: body.client_secret }
   })
 
-// A guessing client is throttled per client id, before its secret is checked (DESIGN.md section 7); every
-// answer after this point says where its bucket stands, a refusal also when to retry.
+// A guessing client is throttled before its secret is checked (DESIGN.md section 7): per source network
+// first (a caller inventing client ids would otherwise make the API run an Argon2id check per request), then
+// per client id. Every answer after this point says where the buckets stand, a refusal also when to retry; a
+// refused request takes nothing from the client's bucket.
 const throttle = (clientId: string) =>
   Effect.gen(function* () {
-    const decision = yield* Effect.orDie(consumeClientRateLimit(clientId))
+    const settings = yield* Settings
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const decisions: Array<readonly [string, RateLimitDecision]> = []
+    if (settings.tokenRateLimitPerAddress > 0) {
+      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const policy = addressRateLimitPolicy(settings.tokenRateLimitPerAddress)
+      decisions.push(["address", yield* Effect.orDie(consumeAddressRateLimit(address, policy))])
+    }
+    if (decisions.every(([, decision]) => decision.allowed)) {
+      decisions.push(["client", yield* Effect.orDie(consumeClientRateLimit(clientId))])
+    }
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders("client", decision))),
+      Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders(decisions))),
     )
-    if (decision.allowed) return
+    const refused = decisions.find(([, decision]) => !decision.allowed)
+    if (refused === undefined) return
     yield* Metric.increment(rateLimitRejections)
     return yield* Effect.fail(
       new ApiError({
         status: 429,
-        errors: [entryOf("GH1009", `rate limit reached: retry after ${decision.retryAfterSeconds} s`)],
+        errors: [entryOf("GH1009", `rate limit reached: retry after ${refused[1].retryAfterSeconds} s`)],
       }),
     )
   })

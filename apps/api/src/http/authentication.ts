@@ -72,7 +72,9 @@ export const AuthenticationLive = Layer.scoped(
             .consume(`partner:${principal.partnerId}`, policy)
             .pipe(Effect.orDie)
           yield* HttpApp.appendPreResponseHandler((_request, response) =>
-            Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders("partner", decision))),
+            Effect.succeed(
+              HttpServerResponse.setHeaders(response, rateLimitHeaders([["partner", decision]])),
+            ),
           )
           if (!decision.allowed) {
             yield* Metric.increment(rateLimitRejections)

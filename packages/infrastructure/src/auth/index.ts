@@ -1,4 +1,5 @@
 export * from "./access-token.js"
+export * from "./address-rate-limit.js"
 export * from "./authenticate-bearer.js"
 export * from "./authenticate-client.js"
 export * from "./bearer-tokens.js"

@@ -1,0 +1,36 @@
+import ipaddr from "ipaddr.js"
+import { consumeRateLimit } from "../rate-limit/consume-rate-limit.js"
+import type { RateLimitPolicy } from "../rate-limit/rate-limit-policy.js"
+
+/**
+ * The token endpoints' limit per source network at `perSecond` requests a second, a burst of twice that. The
+ * per-client limit cannot stop a caller that invents a new client id for every request, each of which still
+ * costs one Argon2id check (authenticateClient): this one bounds what one network can make the API hash.
+ */
+export const addressRateLimitPolicy = (perSecond: number): RateLimitPolicy => ({
+  ratePerSecond: perSecond,
+  burst: perSecond * 2,
+})
+
+/**
+ * The network a request came from, as the address limit counts it: an IPv4 address (IPv4-mapped IPv6 ones
+ * included) alone, an IPv6 address by its /64, since one host is commonly given a whole /64 and could
+ * otherwise take a new address for every request. Text that is not an address stands for itself.
+ */
+export const sourceNetworkOf = (address: string): string => {
+  if (!ipaddr.isValid(address)) return address
+  const parsed = ipaddr.process(address)
+  if (parsed.kind() === "ipv4") return parsed.toString()
+  const bytes = parsed.toByteArray().map((byte, n) => (n < 8 ? byte : 0))
+  return `${ipaddr.fromByteArray(bytes).toString()}/64`
+}
+
+/** The rate-limit key of a request's source address (see sourceNetworkOf). */
+export const addressRateLimitKey = (address: string): string => `address:${sourceNetworkOf(address)}`
+
+/**
+ * Takes one request of the token endpoints from its source network's bucket (see consumeRateLimit), before
+ * the client's own bucket and before any secret is checked.
+ */
+export const consumeAddressRateLimit = (address: string, policy: RateLimitPolicy) =>
+  consumeRateLimit(addressRateLimitKey(address), policy)

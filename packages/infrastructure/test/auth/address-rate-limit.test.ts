@@ -1,0 +1,50 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import {
+  addressRateLimitKey,
+  addressRateLimitPolicy,
+  consumeAddressRateLimit,
+  sourceNetworkOf,
+} from "../../src/index.js"
+import { testDatabase } from "../../src/testing/index.js"
+
+describe("sourceNetworkOf", () => {
+  it("counts an IPv4 address alone, as itself or mapped into IPv6", () => {
+    expect(sourceNetworkOf("203.0.113.7")).toBe("203.0.113.7")
+    expect(sourceNetworkOf("::ffff:203.0.113.7")).toBe("203.0.113.7")
+    expect(sourceNetworkOf("203.0.113.8")).not.toBe(sourceNetworkOf("203.0.113.7"))
+  })
+
+  it("counts an IPv6 address by its /64, however it is written", () => {
+    const network = sourceNetworkOf("2001:db8:1:2::1")
+    expect(network).toBe("2001:db8:1:2::/64")
+    expect(sourceNetworkOf("2001:0db8:0001:0002:ffff:ffff:ffff:ffff")).toBe(network)
+    expect(sourceNetworkOf("2001:DB8:1:2:0:0:0:99")).toBe(network)
+    expect(sourceNetworkOf("2001:db8:1:3::1")).not.toBe(network)
+    expect(sourceNetworkOf("::1")).toBe("::/64")
+  })
+
+  it("lets text that is not an address stand for itself", () => {
+    expect(sourceNetworkOf("unknown")).toBe("unknown")
+    expect(addressRateLimitKey("unknown")).toBe("address:unknown")
+  })
+})
+
+layer(testDatabase(), { excludeTestServices: true })("consumeAddressRateLimit", (it) => {
+  it.effect("gives one network one bucket of twice its rate, whichever of its addresses asks", () =>
+    Effect.gen(function* () {
+      expect(addressRateLimitPolicy(2)).toEqual({ ratePerSecond: 2, burst: 4 })
+      // A bucket of 4 that refills once in 1000 s: no refill between the statements, however slow the machine.
+      const policy = { ratePerSecond: 0.001, burst: 4 }
+      const addresses = ["2001:db8:9:9::1", "2001:db8:9:9::2", "2001:db8:9:9:a::3", "2001:db8:9:9::4"]
+      const decisions = yield* Effect.forEach(addresses, (address) =>
+        consumeAddressRateLimit(address, policy),
+      )
+      expect(decisions.every((decision) => decision.allowed)).toBe(true)
+      expect(decisions.map((decision) => decision.limit)).toEqual([4, 4, 4, 4])
+      // The bucket of the /64 is empty now; a fifth address in it is refused, one next door is not.
+      expect((yield* consumeAddressRateLimit("2001:db8:9:9::5", policy)).allowed).toBe(false)
+      expect((yield* consumeAddressRateLimit("2001:db8:9:8::5", policy)).allowed).toBe(true)
+    }),
+  )
+})
