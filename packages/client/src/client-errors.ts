@@ -6,20 +6,27 @@ export const CriticalOperation = Schema.Literal("createOrder", "addPoints", "sub
 export type CriticalOperation = typeof CriticalOperation.Type
 
 /**
- * A critical operation (Create order, Add/Subtract points) answered 500: the transaction has most likely been
- * created anyway, so it is not retried. Hold it as pending and reconcile: read it with the matching GET by
- * `referenceId` (`findOrders` / `findTransactions`), or retry later with the same `idempotencyKey` (within
- * 24 hours) once support confirms the fault is fixed.
+ * A critical operation (Create order, Add/Subtract points) answered 500, or answered outside the contract: the
+ * transaction has most likely been created anyway, so it is not retried. Hold it as pending and reconcile:
+ * read it with the matching GET by `referenceId` (`findOrders` / `findTransactions`), or retry later with the
+ * same `idempotencyKey` (within 24 hours) once support confirms the fault is fixed; `requestId` names the
+ * attempt to support.
  */
 export class PendingOutcome extends Schema.TaggedError<PendingOutcome>()("PendingOutcome", {
   operation: CriticalOperation,
   referenceId: Schema.String,
   idempotencyKey: Schema.String,
+  /** The X-Request-Id of the attempt that got the answer. */
+  requestId: Schema.NullOr(Schema.String),
+  /** What the answer was: `answered 500`, or how it broke the contract. */
+  problem: Schema.String,
+  /** The error entries of a 500 in the published format (none otherwise). */
   errors: Schema.Array(ErrorEntry),
 }) {
   override get message() {
     const lookup = this.operation === "createOrder" ? "findOrders" : "findTransactions"
-    return `${this.operation} answered 500: outcome unknown, hold it as pending; reconcile with ${lookup}({ reference_id: "${this.referenceId}" }) or retry with Idempotency-Key "${this.idempotencyKey}" within 24 hours`
+    const request = this.requestId === null ? "" : ` (request ${this.requestId})`
+    return `${this.operation} ${this.problem}${request}: outcome unknown, hold it as pending; reconcile with ${lookup}({ reference_id: "${this.referenceId}" }) or retry with Idempotency-Key "${this.idempotencyKey}" within 24 hours`
   }
 }
 
@@ -37,6 +44,8 @@ export class RetriesExhausted extends Schema.TaggedError<RetriesExhausted>()("Re
   lastFailure: Schema.String,
   /** The key every attempt carried (POST only). */
   idempotencyKey: Schema.NullOr(Schema.String),
+  /** The X-Request-ID of the last attempt (the server's X-Request-Id when it answered). */
+  requestId: Schema.NullOr(Schema.String),
 }) {
   override get message() {
     const key = this.idempotencyKey === null ? "" : ` (Idempotency-Key "${this.idempotencyKey}")`
@@ -61,6 +70,10 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 export class ProtocolError extends Schema.TaggedError<ProtocolError>()("ProtocolError", {
   status: Schema.NullOr(Schema.Int),
   problem: Schema.String,
+  /** A POST's Idempotency-Key: the write may have happened; retry with it or reconcile. */
+  idempotencyKey: Schema.optional(Schema.String),
+  /** The X-Request-Id of the attempt that got the answer. */
+  requestId: Schema.optional(Schema.String),
 }) {
   override get message() {
     return this.status === null ? this.problem : `${this.problem} (status ${this.status})`

@@ -6,6 +6,14 @@ export interface CallSettings {
   readonly idempotencyKey: string
   /** A critical operation (published 4.2): a 500 is returned as is, never retried. */
   readonly critical: boolean
+  /** What the transport last sent and heard for this call, for the errors the call may end in. */
+  lastAttempt: LastAttempt
+}
+
+/** The last attempt of a call: the request id the server knows it by, and its status (null: no answer). */
+export interface LastAttempt {
+  readonly requestId: string | null
+  readonly status: number | null
 }
 
 /**

@@ -36,7 +36,7 @@ import type {
   User,
   WriteOptions,
 } from "./contract-types.js"
-import { currentCall } from "./current-call.js"
+import { type CallSettings, currentCall, type LastAttempt } from "./current-call.js"
 import { newIdempotencyKey, resilientHttpClient } from "./resilient-http-client.js"
 import { type RetryPolicy, resolveRetryPolicy } from "./retry-policy.js"
 
@@ -181,16 +181,42 @@ const keyOf = (operation: string, options: WriteOptions | undefined) => {
 
 /**
  * Runs one POST with its Idempotency-Key for every attempt. A failure to get a token first is reported with
- * the call's key too: the call was not sent, and may be retried later with it.
+ * the call's key too: the call was not sent, and may be retried later with it. An answer outside the contract
+ * names the key and the last attempt's request id (`onLastAttempt` sees the attempt either way).
  */
-const post = <A, E>(send: Effect.Effect<A, E>, idempotencyKey: string, critical: boolean) =>
-  Effect.locally(settled(send), currentCall, Option.some({ idempotencyKey, critical })).pipe(
-    Effect.mapError((error) =>
-      error instanceof RetriesExhausted && error.idempotencyKey === null
-        ? (new RetriesExhausted({ ...error, idempotencyKey }) as typeof error)
-        : error,
-    ),
-  )
+const post = <A, E, Mapped = Exclude<E, ProtocolFailure> | ProtocolError>(
+  send: Effect.Effect<A, E>,
+  idempotencyKey: string,
+  critical: boolean,
+  onLastAttempt: (attempt: LastAttempt, error: Exclude<E, ProtocolFailure> | ProtocolError) => Mapped = (
+    _,
+    error,
+  ) => error as Mapped,
+): Effect.Effect<A, Mapped> =>
+  Effect.suspend(() => {
+    const settings: CallSettings = {
+      idempotencyKey,
+      critical,
+      lastAttempt: { requestId: null, status: null },
+    }
+    return Effect.locally(settled(send), currentCall, Option.some(settings)).pipe(
+      Effect.mapError((error) => {
+        const attempt = settings.lastAttempt
+        if (error instanceof RetriesExhausted && error.idempotencyKey === null)
+          return onLastAttempt(attempt, new RetriesExhausted({ ...error, idempotencyKey }) as typeof error)
+        if (error instanceof ProtocolError) {
+          const named = new ProtocolError({
+            status: error.status ?? attempt.status,
+            problem: error.problem,
+            idempotencyKey,
+            ...(attempt.requestId === null ? {} : { requestId: attempt.requestId }),
+          })
+          return onLastAttempt(attempt, named)
+        }
+        return onLastAttempt(attempt, error)
+      }),
+    )
+  })
 
 /** A POST with the call's key (see keyOf); input problems are InvalidRequest. */
 const keyedPost = <A, E>(operation: string, options: WriteOptions | undefined, send: Effect.Effect<A, E>) => {
@@ -198,7 +224,10 @@ const keyedPost = <A, E>(operation: string, options: WriteOptions | undefined, s
   return Effect.flatMap(key, (idempotencyKey) => post(send, idempotencyKey, false))
 }
 
-/** A critical POST: a 500 is not retried and becomes PendingOutcome, to reconcile by `referenceId`. */
+/**
+ * A critical POST: a 500 is not retried and becomes PendingOutcome, to reconcile by `referenceId`; so does an
+ * answer outside the contract (a proxy's error page, say): the write may have happened either way.
+ */
 const criticalPost = <A, E>(
   send: Effect.Effect<A, E>,
   operation: CriticalOperation,
@@ -206,11 +235,21 @@ const criticalPost = <A, E>(
   options: WriteOptions | undefined,
 ) =>
   Effect.flatMap(keyOf(operation, options), (idempotencyKey) =>
-    Effect.mapError(post(send, idempotencyKey, true), (error) =>
-      error instanceof ApiError && error.status === 500
-        ? new PendingOutcome({ operation, referenceId, idempotencyKey, errors: error.errors })
-        : error,
-    ),
+    post(send, idempotencyKey, true, (attempt, error) => {
+      const pending = (problem: string, errors: ReadonlyArray<ApiError["errors"][number]>) =>
+        new PendingOutcome({
+          operation,
+          referenceId,
+          idempotencyKey,
+          requestId: attempt.requestId,
+          problem,
+          errors,
+        })
+      if (error instanceof ApiError && error.status === 500) return pending("answered 500", error.errors)
+      // Answered, but not as the contract says: not something a retry fixes, and the write may have happened.
+      if (error instanceof ProtocolError && attempt.status !== null) return pending(error.message, [])
+      return error
+    }),
   )
 
 // The contract documents each POST's Idempotency-Key header; the resilient HTTP client sets it (the same key on

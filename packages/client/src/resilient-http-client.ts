@@ -1,12 +1,16 @@
-import { HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Clock, Effect, Either, FiberRef, Option } from "effect"
 import type { AccessTokens } from "./access-tokens.js"
 import { RetriesExhausted } from "./client-errors.js"
-import { currentCall } from "./current-call.js"
+import { currentCall, type LastAttempt } from "./current-call.js"
 import { backoffMillis, type ResolvedRetryPolicy, retryAfterMillis } from "./retry-policy.js"
 
 /** A fresh Idempotency-Key: a random UUID (v4), as the published 4.1 recommends. */
 export const newIdempotencyKey = (): string => globalThis.crypto.randomUUID()
+
+// Every attempt is a request of its own on the server: each sends its own X-Request-ID, which the server
+// echoes and records, so an attempt can be named to support.
+const newRequestId = (): string => globalThis.crypto.randomUUID()
 
 // The token endpoints take no Idempotency-Key (DESIGN.md section 4) and no bearer token.
 const isOAuthEndpoint = (url: string) => url.includes("/api/oauth/")
@@ -18,9 +22,41 @@ interface RetriableFailure {
   readonly serverDelayMillis: number | undefined
 }
 
-// The body of a response we retry past is read and dropped, so the connection can be reused.
-const discard = (response: HttpClientResponse.HttpClientResponse) =>
-  response.arrayBuffer.pipe(Effect.timeout("5 seconds"), Effect.ignore)
+// Statuses whose answer has no body (a Response cannot be made with one).
+const bodiless = (status: number) => status === 204 || status === 205 || status === 304
+
+/**
+ * The answer with its body read in full, as part of the attempt: a body that stalls runs into the attempt's
+ * time limit and one that breaks off is a failure of the transport, so either is retried with the same key
+ * (a write that did happen is then replayed) instead of hanging the call or failing it as a protocol error.
+ */
+const buffered = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.map(response.arrayBuffer, (body) => ({
+    response: HttpClientResponse.fromWeb(
+      response.request,
+      new Response(bodiless(response.status) ? null : body, {
+        status: response.status,
+        headers: response.headers,
+      }),
+    ),
+    body,
+  }))
+
+// A 409 IK1002: another attempt of this very call (one that timed out here, say) still holds the key on the
+// server, so the outcome is open; any other 409 is a refusal.
+const isInProgress = (status: number, body: ArrayBuffer) => {
+  if (status !== 409) return false
+  try {
+    const errors = (JSON.parse(new TextDecoder().decode(body)) as { readonly errors?: unknown } | null)
+      ?.errors
+    return (
+      Array.isArray(errors) &&
+      errors.some((entry) => (entry as { readonly code?: unknown } | null)?.code === "IK1002")
+    )
+  } catch {
+    return false
+  }
+}
 
 const isRetriableStatus = (status: number, critical: boolean) =>
   status === 502 || status === 503 || status === 504 || (status === 500 && !critical)
@@ -33,6 +69,10 @@ const isRetriableStatus = (status: number, critical: boolean) =>
  * - 429 is retried after its Retry-After (up to `maxRetryAfter`; a longer one is returned to the caller);
  * - 500 on a critical operation is returned at once, never retried;
  * - at most `maxRetries` retries, then `RetriesExhausted`;
+ * - 409 IK1002 (an earlier attempt of the call still runs on the server) is retried with backoff too;
+ * - an attempt's answer is read in full within `requestTimeout`: a body that stalls or breaks off counts as
+ *   no response;
+ * - every attempt sends an X-Request-ID of its own; the call's last one is on RetriesExhausted;
  * - with `tokens`, each attempt carries a current bearer token; a 401 drops it and the request is sent once
  *   more with a new one.
  */
@@ -43,6 +83,16 @@ export const resilientHttpClient = <E>(
 ): HttpClient.HttpClient.With<HttpClientError.HttpClientError | RetriesExhausted | E> => {
   const attempt = (request: HttpClientRequest.HttpClientRequest) =>
     base.execute(request).pipe(
+      Effect.flatMap(buffered),
+      Effect.catchTag("ResponseError", (error) =>
+        Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            description: `the answer broke off (${error.message})`,
+          }),
+        ),
+      ),
       Effect.timeoutFail({
         duration: policy.requestTimeout,
         onTimeout: () =>
@@ -69,10 +119,21 @@ export const resilientHttpClient = <E>(
       const critical = Option.exists(call, (settings) => settings.critical)
       const bearer = oauth ? Option.none() : tokens
       let renewedToken = false
+      let lastAttempt: LastAttempt = { requestId: null, status: null }
       for (let retry = 0; ; ) {
         const token = Option.isSome(bearer) ? yield* bearer.value.current : undefined
-        const outgoing = token === undefined ? keyed : HttpClientRequest.bearerToken(keyed, token)
+        const requestId = newRequestId()
+        const identified = HttpClientRequest.setHeader(keyed, "X-Request-ID", requestId)
+        const outgoing = token === undefined ? identified : HttpClientRequest.bearerToken(identified, token)
         const outcome = yield* attempt(outgoing)
+        lastAttempt = {
+          requestId: Either.match(outcome, {
+            onLeft: () => requestId,
+            onRight: ({ response }) => response.headers["x-request-id"] ?? requestId,
+          }),
+          status: Either.match(outcome, { onLeft: () => null, onRight: ({ response }) => response.status }),
+        }
+        if (Option.isSome(call)) call.value.lastAttempt = lastAttempt
         let failure: RetriableFailure
         if (Either.isLeft(outcome)) {
           const error = outcome.left
@@ -85,11 +146,10 @@ export const resilientHttpClient = <E>(
             serverDelayMillis: undefined,
           }
         } else {
-          const response = outcome.right
+          const { response, body } = outcome.right
           if (response.status === 401 && token !== undefined && Option.isSome(bearer) && !renewedToken) {
             // The token expired or was revoked early; a 401 executed nothing, so the same key is safe.
             renewedToken = true
-            yield* discard(response)
             yield* bearer.value.invalidate(token)
             continue
           }
@@ -98,11 +158,13 @@ export const resilientHttpClient = <E>(
           const throttled = response.status === 429
           if (throttled && retryAfter !== undefined && retryAfter > policy.maxRetryAfterMillis)
             return response
-          if (!(throttled || isRetriableStatus(response.status, critical))) return response
-          yield* discard(response)
+          const inProgress = isInProgress(response.status, body)
+          if (!(throttled || inProgress || isRetriableStatus(response.status, critical))) return response
           failure = {
             status: response.status,
-            description: `status ${response.status}`,
+            description: inProgress
+              ? "status 409 IK1002 (the request is still in progress)"
+              : `status ${response.status}`,
             serverDelayMillis:
               retryAfter === undefined ? undefined : Math.min(retryAfter, policy.maxRetryAfterMillis),
           }
@@ -115,6 +177,7 @@ export const resilientHttpClient = <E>(
             lastStatus: failure.status,
             lastFailure: failure.description,
             idempotencyKey: key,
+            requestId: lastAttempt.requestId,
           })
         }
         const backoff = yield* backoffMillis(policy, retry)

@@ -208,7 +208,12 @@ describe("The Points client", () => {
       const error = yield* Effect.flip(client.createOrder(input, { idempotencyKey: "order-key" }))
       expect(error).toBeInstanceOf(RetriesExhausted)
       expect(error).toMatchObject({ attempts: 3, lastStatus: 503, idempotencyKey: "order-key" })
-      expect(server.requestsTo("POST", "/api/orders")).toHaveLength(3)
+      const sent = server.requestsTo("POST", "/api/orders").map((r) => r.headers["x-request-id"])
+      expect(sent).toHaveLength(3)
+      // Each attempt is a request of its own to the server; the error names the last one.
+      expect(new Set(sent).size).toBe(3)
+      expect(sent.every((id) => uuid.test(id as string))).toBe(true)
+      expect((error as RetriesExhausted).requestId).toBe(sent[2])
     }),
   )
 
@@ -295,6 +300,102 @@ describe("The Points client", () => {
       const client = yield* clientOf(server)
       const error = yield* Effect.flip(client.getUser("u-1"))
       expect(error).toMatchObject({ _tag: "ApiError", status: 401, errors: [{ code: "GH1001" }] })
+      expect(server.requestsTo("GET", "/api/users/u-1")).toHaveLength(0)
+    }),
+  )
+
+  it.scopedLive("retries 409 IK1002 (an earlier attempt still running) with the same key; no other 409", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/points/add", [
+        { status: 409, body: errorBody("IK1002", "a request with this key is in progress") },
+        { status: 409, body: errorBody("IK1002", "a request with this key is in progress") },
+        { status: 201, body: transactionBody("t-1", "ref-1") },
+      ])
+      server.script("POST", "/api/points/subtract", [
+        { status: 409, body: errorBody("LE0001", "the user is not active") },
+      ])
+      const client = yield* clientOf(server)
+      const added = yield* client.addPoints(movement, { idempotencyKey: "add-409" })
+      expect(added).toMatchObject({ id: "t-1" })
+      const keys = server.requestsTo("POST", "/api/points/add").map((r) => r.headers["idempotency-key"])
+      expect(keys).toEqual(["add-409", "add-409", "add-409"])
+      const refused = yield* Effect.flip(client.subtractPoints(movement))
+      expect(refused).toMatchObject({ _tag: "ApiError", status: 409, errors: [{ code: "LE0001" }] })
+      expect(server.requestsTo("POST", "/api/points/subtract")).toHaveLength(1)
+    }),
+  )
+
+  it.scopedLive("retries an answer whose body stalls or breaks off, with the same key", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/points/add", [
+        "stall",
+        { status: 201, cut: transactionBody("t-1", "ref-1") },
+        { status: 201, body: transactionBody("t-1", "ref-1") },
+      ])
+      const client = yield* clientOf(server, { ...fast, requestTimeout: "300 millis" })
+      const added = yield* client.addPoints(movement, { idempotencyKey: "add-cut" })
+      expect(added).toMatchObject({ id: "t-1", reference_id: "ref-1" })
+      const keys = server.requestsTo("POST", "/api/points/add").map((r) => r.headers["idempotency-key"])
+      expect(keys).toEqual(["add-cut", "add-cut", "add-cut"])
+    }),
+  )
+
+  it.scopedLive(
+    "holds a critical write answered outside the contract as PendingOutcome, with its request id",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* scriptedServer
+        server.script("POST", "/api/points/add", [
+          {
+            status: 500,
+            raw: "<html>Bad gateway of a proxy</html>",
+            headers: { "content-type": "text/html" },
+          },
+          { status: 201, body: { id: "t-1" } },
+        ])
+        server.script("POST", "/api/users", [{ status: 201, body: { id: "u-1" } }])
+        const client = yield* clientOf(server)
+        for (const key of ["add-html", "add-partial"]) {
+          const error = yield* Effect.flip(client.addPoints(movement, { idempotencyKey: key }))
+          expect(error).toBeInstanceOf(PendingOutcome)
+          const sent = server.requestsTo("POST", "/api/points/add").at(-1)
+          expect(error).toMatchObject({
+            operation: "addPoints",
+            referenceId: "ref-1",
+            idempotencyKey: key,
+            requestId: sent?.headers["x-request-id"],
+            errors: [],
+          })
+          expect((error as PendingOutcome).problem).toMatch(/unexpected answer|does not follow the contract/)
+        }
+        // Neither was retried: the write may have happened.
+        expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(2)
+        // A write that is not critical says so as a ProtocolError naming its key and status.
+        const created = yield* Effect.flip(
+          client.createUser(
+            { partner_user_id: "p-1", email: "ada@example.com" },
+            { idempotencyKey: "user-1" },
+          ),
+        )
+        expect(created).toMatchObject({ _tag: "ProtocolError", status: 201, idempotencyKey: "user-1" })
+      }),
+  )
+
+  it.scopedLive("lets concurrent calls share one token fetch, and its failure", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/oauth/token", [{ status: 503 }])
+      server.script("GET", "/api/users/u-1", [{ status: 200, body: userBody("u-1") }])
+      const client = yield* clientOf(server, { ...fast, maxRetries: 2 })
+      const failures = yield* Effect.all(
+        Array.from({ length: 5 }, () => Effect.flip(client.getUser("u-1"))),
+        { concurrency: "unbounded" },
+      )
+      expect(failures.map((error) => error._tag)).toEqual(Array(5).fill("RetriesExhausted"))
+      // One fetch of three attempts, not five fetches one after another.
+      expect(server.requestsTo("POST", "/api/oauth/token")).toHaveLength(3)
       expect(server.requestsTo("GET", "/api/users/u-1")).toHaveLength(0)
     }),
   )

@@ -10,10 +10,17 @@ export interface Received {
   readonly body: string
 }
 
-/** One scripted answer; `"drop"` closes the connection without any response. */
+/**
+ * One scripted answer: a JSON body, a body sent as given (`raw`), or `cut` (the headers and the first half of
+ * the body, then the connection closes); `"drop"` closes the connection without any response and `"stall"`
+ * sends the headers of a 201 and never the body.
+ */
 export type Reply =
   | { readonly status: number; readonly body?: unknown; readonly headers?: Record<string, string> }
+  | { readonly status: number; readonly raw: string; readonly headers?: Record<string, string> }
+  | { readonly status: number; readonly cut: unknown }
   | "drop"
+  | "stall"
 
 /** A local HTTP server answering from a script, recording everything it receives. */
 export interface ScriptedServer {
@@ -79,9 +86,24 @@ export const scriptedServer = Effect.acquireRelease(
             request.socket.destroy()
             return
           }
+          if (reply === "stall") {
+            response.writeHead(201, { "content-type": "application/json", "content-length": "1000" })
+            response.flushHeaders()
+            return
+          }
           const answer = reply ?? { status: 404, body: errorBody("NN1002", "route not found") }
+          if ("cut" in answer) {
+            const text = JSON.stringify(answer.cut)
+            response.writeHead(answer.status, {
+              "content-type": "application/json",
+              "content-length": String(Buffer.byteLength(text)),
+            })
+            response.write(text.slice(0, Math.floor(text.length / 2)), () => request.socket.destroy())
+            return
+          }
           response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers })
-          response.end(answer.body === undefined ? "" : JSON.stringify(answer.body))
+          if ("raw" in answer) response.end(answer.raw)
+          else response.end(answer.body === undefined ? "" : JSON.stringify(answer.body))
         })
       })
       server.listen(0, "127.0.0.1", () => {
