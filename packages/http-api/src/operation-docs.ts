@@ -1,4 +1,4 @@
-import { entriesOf, type Json, mapOperations } from "./document-json.js"
+import { entriesOf, isTokenEndpoint, type Json, mapOperations } from "./document-json.js"
 
 /** What an operation is for, and the rules a caller must know that its schemas cannot say. */
 interface OperationDoc {
@@ -159,17 +159,28 @@ const securitySchemesDescribed = (components: Json): Json => ({
   ),
 })
 
+// The token endpoints read their fields from a form or, the same fields, from JSON (the server accepts both;
+// the contract can declare one encoding per payload).
+const jsonBodyToo = (operation: Json): Json => {
+  const body = operation.requestBody as Json | undefined
+  const content = (body?.content ?? {}) as Json
+  const form = content["application/x-www-form-urlencoded"]
+  if (body === undefined || form === undefined) return operation
+  return { ...operation, requestBody: { ...body, content: { ...content, "application/json": form } } }
+}
+
 /**
  * An OpenAPI transform of the whole document: each operation gets its summary and description from
  * operationDocs (the admin ones say the admin API is off without ADMIN_TOKEN), and each security scheme says
- * where its credentials come from.
+ * where its credentials come from; the token endpoints' bodies are documented as form and as JSON.
  */
 export const operationsDescribed = (spec: Json): Json => ({
   ...mapOperations(spec, (path, operation) => {
     const doc = operationDocs[String(operation.operationId)]
-    if (doc === undefined) return operation
+    const decoded = isTokenEndpoint(path) ? jsonBodyToo(operation) : operation
+    if (doc === undefined) return decoded
     const description = `${doc.description ?? ""}${path.startsWith("/admin/") ? ADMIN_OFF : ""}`.trim()
-    return { ...operation, summary: doc.summary, ...(description === "" ? {} : { description }) }
+    return { ...decoded, summary: doc.summary, ...(description === "" ? {} : { description }) }
   }),
   components: securitySchemesDescribed((spec.components ?? {}) as Json),
 })

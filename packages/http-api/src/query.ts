@@ -32,12 +32,17 @@ export const Limit = Schema.transformOrFail(
   },
 )
 
+const cursorDescription =
+  "Where the page starts: the previous page's `next_cursor` (absent for the first page)"
+
 /** The paging parameters every list endpoint takes. */
 export const PageQuery = {
   limit: Schema.optional(Limit),
   cursor: Schema.optional(
     Text.annotations({
-      description: "Where the page starts: the previous page's `next_cursor` (absent for the first page)",
+      description: cursorDescription,
+      // Said again as the JSON Schema: the generator documents a refined string by its base alone.
+      jsonSchema: { type: "string", description: cursorDescription },
     }),
   ),
 }

@@ -198,6 +198,23 @@ describe("The HTTP contract", () => {
     expect(schemes.adminToken?.description).toContain("ADMIN_TOKEN")
   })
 
+  it("documents the token endpoints' bodies as a form and as JSON, and what a list's cursor is", () => {
+    for (const path of ["/api/oauth/token", "/api/oauth/revoke"]) {
+      const content = (spec.paths[path]?.post?.requestBody as { content: Record<string, unknown> }).content
+      expect(Object.keys(content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded"])
+      expect(content["application/json"]).toEqual(content["application/x-www-form-urlencoded"])
+    }
+    for (const path of ["/api/users", "/api/points/transactions", "/api/orders", "/api/events"]) {
+      const parameters = (spec.paths[path]?.get?.parameters ?? []) as Array<{
+        name: string
+        description?: string
+      }>
+      expect(parameters.find((parameter) => parameter.name === "cursor")?.description, path).toContain(
+        "next_cursor",
+      )
+    }
+  })
+
   it("documents the webhooks sent, one per event type, signed as Standard Webhooks", () => {
     const webhooks = (spec as unknown as { webhooks: Record<string, { post: Record<string, unknown> }> })
       .webhooks
