@@ -51,6 +51,24 @@ export interface PointsClientOptions {
   readonly retry?: Partial<RetryPolicy>
   /** How long before its expiry a token is renewed (seconds, default 60; at most half its lifetime). */
   readonly renewBeforeSeconds?: number
+  /**
+   * Allow a plain `http://` base address on a host other than this machine's loopback (tests, local
+   * development). Without it only `https://` is accepted there: the client secret and tokens travel in
+   * every request (published 5.3 requires HTTPS).
+   */
+  readonly allowInsecureHttp?: boolean
+}
+
+const isLoopback = (hostname: string) =>
+  hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+
+/** Why a base address cannot be used, or undefined when it can. */
+const baseUrlProblem = (baseUrl: string | URL, allowInsecureHttp: boolean): string | undefined => {
+  const url = URL.canParse(String(baseUrl)) ? new URL(String(baseUrl)) : undefined
+  if (url === undefined) return `baseUrl ${String(baseUrl)} is not an absolute URL`
+  if (url.protocol === "https:") return undefined
+  if (url.protocol === "http:" && (allowInsecureHttp || isLoopback(url.hostname))) return undefined
+  return `baseUrl must be https:// (plain http only to this machine, or with allowInsecureHttp), not ${url.protocol}//${url.host}`
 }
 
 /**
@@ -268,6 +286,8 @@ export const makePointsClient = (options: PointsClientOptions) =>
     if (!(Number.isFinite(renewBeforeSeconds) && renewBeforeSeconds >= 0)) {
       return yield* Effect.dieMessage("renewBeforeSeconds must be a non-negative number")
     }
+    const problem = baseUrlProblem(options.baseUrl, options.allowInsecureHttp === true)
+    if (problem !== undefined) return yield* Effect.dieMessage(problem)
     const base = yield* HttpClient.HttpClient
     const secret =
       typeof options.clientSecret === "string" ? Redacted.make(options.clientSecret) : options.clientSecret

@@ -1,7 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { ApiError } from "@points/http-api"
-import { Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { makePointsClient, PendingOutcome, RetriesExhausted, type RetryPolicy } from "../src/index.js"
 import { orderBody, transactionBody, userBody } from "./fixtures.js"
 import { errorBody, type ScriptedServer, scriptedServer } from "./scripted-server.js"
@@ -397,6 +397,37 @@ describe("The Points client", () => {
       // One fetch of three attempts, not five fetches one after another.
       expect(server.requestsTo("POST", "/api/oauth/token")).toHaveLength(3)
       expect(server.requestsTo("GET", "/api/users/u-1")).toHaveLength(0)
+    }),
+  )
+
+  it.effect("accepts https, or plain http only to this machine or when allowed", () =>
+    Effect.gen(function* () {
+      const make = (baseUrl: string, allowInsecureHttp?: boolean) =>
+        makePointsClient({
+          baseUrl,
+          clientId: "client-1",
+          clientSecret: "pos_cs_secret",
+          ...(allowInsecureHttp === undefined ? {} : { allowInsecureHttp }),
+        }).pipe(Effect.provide(FetchHttpClient.layer), Effect.exit)
+      for (const accepted of [
+        "https://points.example.com",
+        "http://127.0.0.1:3000",
+        "http://localhost:3000",
+        "http://[::1]:3000",
+      ]) {
+        expect(Exit.isSuccess(yield* make(accepted)), accepted).toBe(true)
+      }
+      expect(Exit.isSuccess(yield* make("http://points.example.com", true))).toBe(true)
+      for (const refused of [
+        "http://points.example.com",
+        "http://127.0.0.1.example.com",
+        "ftp://points.example.com",
+        "points.example.com",
+      ]) {
+        const exit = yield* make(refused)
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause), refused).toBe(true)
+        if (Exit.isFailure(exit)) expect(Cause.pretty(exit.cause)).toContain("baseUrl")
+      }
     }),
   )
 })
