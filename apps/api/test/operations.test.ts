@@ -404,7 +404,9 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
         expect(
           text
             .split("\n")
-            .filter((line) => line.startsWith('http_requests_total{method="GET",route="/api/users",')),
+            .filter((line) =>
+              line.startsWith('http_requests_total{method="GET",route="/api/users",status="200"} '),
+            ),
         ).toHaveLength(1)
         expect(text).toContain("# TYPE http_request_duration_seconds histogram")
         // Exported before anything replayed or was throttled (at 0 then), not from the first one on.
