@@ -7,6 +7,8 @@ import {
   activeUser,
   baseUrl,
   call,
+  eventually,
+  metricValue,
   newPartner,
   nodeRequest,
   piecesOf,
@@ -58,6 +60,37 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         const fresh = yield* call("GET", "/health/live")
         expect(fresh.status).toBe(200)
         expect(fresh.headers.get("x-request-id")).toMatch(uuid)
+      }),
+  )
+
+  it.effect(
+    "a client that goes away half-way through its body leaves nothing running: every request ends",
+    () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const { hostname, port } = new URL(yield* baseUrl)
+        const inFlight = Effect.map(call("GET", "/metrics"), (reply) =>
+          metricValue(reply.text, "http_requests_in_flight"),
+        )
+        const before = yield* inFlight
+        // Writes (which run to completion once started), the token endpoint and no route at all: each gets
+        // the head and part of the body, then the connection closes. The server answers after it closed.
+        for (const path of ["/api/users", "/api/points/add", "/api/oauth/token", "/no/such/route"]) {
+          yield* Effect.async<void>((resume) => {
+            const socket = connect(Number(port), hostname, () => {
+              socket.end(
+                `POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n` +
+                  `Content-Type: application/json\r\nIdempotency-Key: cut-${path}\r\nContent-Length: 100\r\n\r\n{"a":`,
+              )
+            })
+            socket.on("error", () => undefined)
+            socket.on("close", () => resume(Effect.void))
+            socket.resume()
+          })
+        }
+        // Node never called back the answer written to a closed connection, and the request waited for it
+        // for ever (a fiber, counted in flight); every one of them ends now.
+        yield* eventually(inFlight, (count) => count === before, 10)
       }),
   )
 

@@ -6,6 +6,7 @@ import { uuidV7 } from "@points/infrastructure"
 import { Effect } from "effect"
 import { entryOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
+import { SettledResponse } from "./settled-response.js"
 
 // Node answers a request it cannot parse (a malformed request line or header, a duplicate Content-Length,
 // headers over its limit) itself, before any middleware runs: a bare status, no body, none of the headers
@@ -39,12 +40,23 @@ const withPublishedErrors = <S extends Server>(server: S): S => server.on("clien
  * a missing Host header refused by the server middleware (Node's own check answers with a bare 400).
  */
 export const apiHttpServer = () =>
-  withPublishedErrors(createHttpServer({ IncomingMessage: CappedRequest, requireHostHeader: false }))
+  withPublishedErrors(
+    createHttpServer({
+      IncomingMessage: CappedRequest,
+      ServerResponse: SettledResponse,
+      requireHostHeader: false,
+    }),
+  )
 
 /** The API's HTTPS server, as apiHttpServer with the given certificate and key. */
 export const apiHttpsServer = (options: Pick<ServerOptions, "cert" | "key">) =>
   withPublishedErrors(
-    createHttpsServer({ ...options, IncomingMessage: CappedRequest, requireHostHeader: false }),
+    createHttpsServer({
+      ...options,
+      IncomingMessage: CappedRequest,
+      ServerResponse: SettledResponse,
+      requireHostHeader: false,
+    }),
   )
 
 /** How long in-flight requests get to finish once the server stops accepting (SIGTERM must end within 10 s). */

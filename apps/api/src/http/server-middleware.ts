@@ -151,7 +151,14 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
       )
     }
     const refusal = refusalBeforeRouting(request, path, bodyRoute)
-    const handled = refusal === undefined ? app : refused(refusal.error, refusal.headers)
+    // The body is read in full first, while the request can still be interrupted: a write's route runs
+    // uninterruptibly (writeOptions), and one that starts reading a body whose client has gone meanwhile
+    // waits for ever (Node destroyed the stream without an error to report, having no listener for it then).
+    // The platform interrupts a request whose connection closed; here that ends it. The text is cached for
+    // the route; a failed read (too large, not UTF-8) fails the route's own read the same way.
+    const bodyRead = hasBody(request.headers) ? Effect.ignore(request.text) : Effect.void
+    const handled =
+      refusal === undefined ? Effect.zipRight(bodyRead, app) : refused(refusal.error, refusal.headers)
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
