@@ -412,8 +412,11 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
         // Exported before anything replayed or was throttled (at 0 then), not from the first one on.
         expect(text).toMatch(/^idempotency_replays_total \d+$/m)
         expect(text).toMatch(/^rate_limit_rejections_total \d+$/m)
-        // This very request is the one in flight.
-        expect(metricValue(text, "http_requests_in_flight")).toBe(1)
+        // This very request is in flight, and none of this test's earlier ones still is (requests of other
+        // files in this process, on connections their tests hold open, may be counted at both reads).
+        const inFlight = metricValue(text, "http_requests_in_flight")
+        expect(inFlight).toBeGreaterThanOrEqual(1)
+        expect(inFlight).toBeLessThanOrEqual(metricValue(before, "http_requests_in_flight"))
         // Labels hold templates, never concrete ids.
         expect(text).not.toMatch(/route="[^"]*[0-9a-f]{8}-[0-9a-f]{4}-/)
       }),
