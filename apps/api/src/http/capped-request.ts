@@ -24,7 +24,9 @@ export class BodyNotUtf8 extends Error {
  * can still answer 413 GH1008 on the connection. (@effect/platform's own cap, MaxBodySize, destroys the
  * socket when a read goes over it: the client got a reset instead of an answer.) A body that is not UTF-8
  * fails its read once it has all arrived, where Node's decoding would have read its bad bytes as U+FFFD and
- * the request would have gone on with text the client never sent; a route that takes no body never reads it.
+ * the request would have gone on with text the client never sent. The server middleware reads every body a
+ * routed request carries before its route runs (ignoring a failure there: a route that takes no body never
+ * sees it); a body refused before routing (413, 415) is never read, and just ends.
  */
 export class CappedRequest extends IncomingMessage {
   private bodyBytes = 0
