@@ -32,13 +32,20 @@ const expectPublishedError = (reply: Reply, status: number, code: string) => {
 }
 
 // Raw bytes to the server and everything it sends back until it closes: for requests no HTTP client sends.
-const sendRaw = (url: string, text: string, options: { readonly halfClose?: boolean } = {}) =>
+const sendRaw = (
+  url: string,
+  text: string,
+  options: { readonly halfClose?: boolean; readonly closeAfterSending?: boolean } = {},
+) =>
   Effect.async<string, Error>((resume) => {
     const { hostname, port } = new URL(url)
-    // Half-closed after the text (the default), or left open: then only the server can end the connection.
-    const socket = connect(Number(port), hostname, () =>
-      options.halfClose === false ? socket.write(text) : socket.end(text),
-    )
+    // Half-closed after the text (the default), left open (then only the server can end the connection), or
+    // closed as soon as the text is written.
+    const socket = connect(Number(port), hostname, () => {
+      if (options.closeAfterSending === true) socket.write(text, () => socket.destroy())
+      else if (options.halfClose === false) socket.write(text)
+      else socket.end(text)
+    })
     let received = ""
     socket.setEncoding("latin1")
     socket.on("data", (chunk: string) => {
@@ -169,6 +176,27 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 400"])
       expect(raw.toLowerCase()).toContain("\r\nconnection: close\r\n")
     }),
+  )
+
+  it.effect(
+    "a pipelined request whose connection closes before its turn to be answered leaves nothing running",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const inFlight = Effect.map(call("GET", "/metrics"), (reply) =>
+          metricValue(reply.text, "http_requests_in_flight"),
+        )
+        const before = yield* inFlight
+        const { hostname } = new URL(base)
+        const live = `GET /health/live HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`
+        // The server closes the connection after its first answer (a request without Host), or the client goes
+        // away as soon as it has sent three requests: the answers queued behind the first are never written.
+        yield* sendRaw(base, `GET /health/live HTTP/1.1\r\n\r\n${live}${live}`, { halfClose: false })
+        yield* sendRaw(base, `${live}${live}${live}`, { closeAfterSending: true })
+        // Node never closed an answer that never had the connection, nor called back its end, and the request
+        // waited for it for ever (a fiber, counted in flight); each one ends now.
+        yield* eventually(inFlight, (count) => count === before, 10)
+      }),
   )
 
   it.effect(

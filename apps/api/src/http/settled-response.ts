@@ -1,14 +1,35 @@
 import { type IncomingMessage, ServerResponse } from "node:http"
 
 /**
- * A response whose `end` callback is always called: once the answer is written, or once the connection is
- * gone. Node calls it on "finish" only, which never comes when the client went away first, and the
+ * A response that always ends: its `end` callback is called once the answer is written or once the
+ * connection is gone, and it closes when its connection closes, even before it ever had the connection.
+ * Node calls the end callback on "finish" only, which never comes when the client went away first, and the
  * platform's server waits for that callback to end the request's fiber: every request whose client
  * disconnected before its answer left a fiber waiting for ever (memory, and a request counted in flight).
+ * A pipelined request's answer waits for the answers before it, and is given the connection only then; if the
+ * connection closes meanwhile (the client left, or an earlier answer said `Connection: close`), Node never
+ * closes that answer: it closes here, which also tells the platform to interrupt the request's fiber.
  */
 export class SettledResponse<
   Request extends IncomingMessage = IncomingMessage,
 > extends ServerResponse<Request> {
+  // Node also passes its options (highWaterMark, ...), which the type definitions leave out.
+  constructor(request: Request, ...options: Array<unknown>) {
+    super(request, ...(options as []))
+    const connection = request.socket
+    const closeUnanswered = () => {
+      // Once given the connection, Node closes the answer itself when the connection closes.
+      if (this.socket !== null || this.destroyed) return
+      this.destroyed = true
+      this.emit("close")
+    }
+    connection.once("close", closeUnanswered)
+    // A kept-alive connection carries many requests: each one's listener goes with its answer.
+    const detach = () => connection.removeListener("close", closeUnanswered)
+    this.once("finish", detach)
+    this.once("close", detach)
+  }
+
   override end(...args: Array<unknown>): this {
     const last = args.at(-1)
     if (typeof last !== "function") return super.end(...(args as []))
