@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { expect, layer } from "@effect/vitest"
+import { verifyWebhook } from "@points/client"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
@@ -141,6 +142,13 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
             }) as { id: string; type: string; data: { version: number } }
             expect(payload.id).toBe(delivery.headers["webhook-id"])
             expect(events.body.data.find((event: { id: string }) => event.id === payload.id)).toEqual(payload)
+            // The client SDK's receiver check takes every delivery as it arrived, and decodes its event.
+            const verified = yield* verifyWebhook({
+              secrets: endpoint.body.secret,
+              body: delivery.body,
+              headers: delivery.headers,
+            })
+            expect(verified).toEqual(payload)
           }
         }).pipe(Effect.scoped),
       240_000,

@@ -13,6 +13,8 @@ export interface IssuedToken {
 export interface AccessTokens<E> {
   /** A token valid now (fetched when none is cached or the cached one is due for renewal). */
   readonly current: Effect.Effect<string, E>
+  /** The token cached now, if any, without fetching one. */
+  readonly held: Effect.Effect<Option.Option<string>>
   /** Forgets `token` (the server refused it), so the next `current` fetches a new one. */
   readonly invalidate: (token: string) => Effect.Effect<void>
 }
@@ -79,6 +81,10 @@ export const makeAccessTokens = <E>(
 
     return {
       current,
+      held: Effect.map(
+        Ref.get(cache),
+        Option.map((cached) => cached.token),
+      ),
       invalidate: (token: string) =>
         Ref.update(cache, (cached) =>
           Option.isSome(cached) && cached.value.token === token ? Option.none() : cached,

@@ -2,9 +2,12 @@ import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type {
   CreateOrderBody,
   CreateUserBody,
+  CreateWebhookEndpointBody,
   PointsApi,
   PointsMovementBody,
+  ReplayBody,
   UpdateUserBody,
+  UpdateWebhookEndpointBody,
 } from "@points/http-api"
 
 // The resource types come from the contract itself, so the client cannot drift from what the server answers.
@@ -25,6 +28,16 @@ export type PointsAccount = SuccessOf<"users", "getPointsAccount">
 export type Transaction = SuccessOf<"points", "getTransaction">
 /** An order paid in points. */
 export type Order = SuccessOf<"orders", "getOrder">
+/** A public event, as `/api/events` lists it and a webhook carries it: `{id, type, timestamp, data}`. */
+export type PublicEvent = SuccessOf<"events", "getEvent">
+/** A webhook endpoint (without its signing secret). */
+export type WebhookEndpoint = SuccessOf<"webhookEndpoints", "getWebhookEndpoint">
+/** A webhook endpoint with its signing secret (`whsec_…`): what create and rotate-secret answer, once. */
+export type WebhookEndpointWithSecret = SuccessOf<"webhookEndpoints", "rotateWebhookEndpointSecret">
+/** One delivery attempt of a webhook. */
+export type WebhookDelivery = SuccessOf<"webhookDeliveries", "listDeliveries">["data"][number]
+/** The answer to a replay: how many deliveries it scheduled. */
+export type ReplayResult = SuccessOf<"webhookDeliveries", "replay">
 
 /** One page of a list and the cursor of the next (null on the last). */
 export interface Page<A> {
@@ -40,6 +53,12 @@ export type UpdateUserInput = typeof UpdateUserBody.Encoded
 export type PointsMovementInput = (typeof PointsMovementBody.Encoded)["transaction"]
 /** Body of Create order. */
 export type CreateOrderInput = typeof CreateOrderBody.Encoded
+/** Body of Create webhook endpoint; no `event_types` (or none listed) subscribes to every type. */
+export type CreateWebhookEndpointInput = typeof CreateWebhookEndpointBody.Encoded
+/** Body of Update webhook endpoint: only the fields to change; a null `description` clears it. */
+export type UpdateWebhookEndpointInput = typeof UpdateWebhookEndpointBody.Encoded
+/** Body of Replay: `event_ids`, or `since` and/or `until` (ISO-8601). */
+export type ReplayInput = typeof ReplayBody.Encoded
 
 /** The paging parameters of every list: `limit` 1..100 (default 20), `cursor` from the previous page. */
 export interface PageQuery {
@@ -63,6 +82,13 @@ export interface FindOrdersQuery extends PageQuery {
   readonly reference_id?: string
   readonly user_id?: string
   readonly status?: Order["status"]
+}
+
+/** Filters of List events. */
+export interface ListEventsQuery extends PageQuery {
+  readonly type?: PublicEvent["type"]
+  /** ISO-8601 with a zone: only events that happened at or after it. */
+  readonly since?: string
 }
 
 /** Options of every POST. */

@@ -5,12 +5,17 @@ import {
   ApiError,
   CreateOrderBody,
   CreateUserBody,
+  CreateWebhookEndpointBody,
   FindOrdersQuery as FindOrdersQuerySchema,
   FindTransactionsQuery as FindTransactionsQuerySchema,
   FindUsersQuery as FindUsersQuerySchema,
+  ListEventsQuery as ListEventsQuerySchema,
+  PagingQuery,
   PointsApi,
   PointsMovementBody,
+  ReplayBody,
   UpdateUserBody,
+  UpdateWebhookEndpointBody,
 } from "@points/http-api"
 import { Effect, Option, ParseResult, Redacted, Schema } from "effect"
 import { makeAccessTokens } from "./access-tokens.js"
@@ -24,16 +29,26 @@ import {
 import type {
   CreateOrderInput,
   CreateUserInput,
+  CreateWebhookEndpointInput,
   FindOrdersQuery,
   FindTransactionsQuery,
   FindUsersQuery,
+  ListEventsQuery,
   Order,
   Page,
+  PageQuery,
   PointsAccount,
   PointsMovementInput,
+  PublicEvent,
+  ReplayInput,
+  ReplayResult,
   Transaction,
   UpdateUserInput,
+  UpdateWebhookEndpointInput,
   User,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
   WriteOptions,
 } from "./contract-types.js"
 import { type CallSettings, currentCall, type LastAttempt } from "./current-call.js"
@@ -112,6 +127,43 @@ export interface PointsClient {
   readonly getOrder: (orderId: string) => Effect.Effect<Order, ReadError>
   readonly findOrders: (query?: FindOrdersQuery) => Effect.Effect<Page<Order>, ReadError>
   readonly cancelOrder: (orderId: string, options?: WriteOptions) => Effect.Effect<Order, WriteError>
+  /** The partner's public events, oldest first: what webhooks deliver, to audit or to catch up. */
+  readonly listEvents: (query?: ListEventsQuery) => Effect.Effect<Page<PublicEvent>, ReadError>
+  readonly getEvent: (eventId: string) => Effect.Effect<PublicEvent, ReadError>
+  /** Registers a webhook endpoint; its answer is the only one, with rotate, to carry the signing secret. */
+  readonly createWebhookEndpoint: (
+    input: CreateWebhookEndpointInput,
+    options?: WriteOptions,
+  ) => Effect.Effect<WebhookEndpointWithSecret, WriteError>
+  readonly listWebhookEndpoints: (query?: PageQuery) => Effect.Effect<Page<WebhookEndpoint>, ReadError>
+  readonly getWebhookEndpoint: (endpointId: string) => Effect.Effect<WebhookEndpoint, ReadError>
+  readonly updateWebhookEndpoint: (
+    endpointId: string,
+    input: UpdateWebhookEndpointInput,
+  ) => Effect.Effect<WebhookEndpoint, WriteError>
+  /** Delete webhook endpoint: a repeat, including a retry after a lost answer, is 404 LE0002. */
+  readonly deleteWebhookEndpoint: (endpointId: string) => Effect.Effect<WebhookEndpoint, WriteError>
+  /** A new signing secret; the replaced one keeps signing beside it for 24 hours. */
+  readonly rotateWebhookEndpointSecret: (
+    endpointId: string,
+    options?: WriteOptions,
+  ) => Effect.Effect<WebhookEndpointWithSecret, WriteError>
+  /** The delivery attempts made to an endpoint, newest first. */
+  readonly listWebhookDeliveries: (
+    endpointId: string,
+    query?: PageQuery,
+  ) => Effect.Effect<Page<WebhookDelivery>, ReadError>
+  /** Sends events to an endpoint again, with their ids: `event_ids`, or those in `[since, until)`. */
+  readonly replayWebhookEvents: (
+    endpointId: string,
+    input: ReplayInput,
+    options?: WriteOptions,
+  ) => Effect.Effect<ReplayResult, WriteError>
+  /**
+   * Revokes the access token the client holds (RFC 7009) and forgets it: the next call gets a new one. Does
+   * nothing when it holds none. Call it when the client is no longer needed, e.g. at shutdown.
+   */
+  readonly revokeAccessToken: Effect.Effect<void, ReadError>
 }
 
 const DEFAULT_RENEW_BEFORE_SECONDS = 60
@@ -306,6 +358,17 @@ export const makePointsClient = (options: PointsClientOptions) =>
       })
       .pipe(Effect.locally(currentCall, Option.none()))
     const tokens = yield* makeAccessTokens(fetchToken, renewBeforeSeconds * 1000)
+    const revoke = (token: string) =>
+      oauth
+        .revokeToken({
+          payload: {
+            token,
+            token_type_hint: "access_token",
+            client_id: options.clientId,
+            client_secret: Redacted.value(secret),
+          },
+        })
+        .pipe(Effect.locally(currentCall, Option.none()))
     const api = yield* HttpApiClient.makeWith(PointsApi, {
       httpClient: resilientHttpClient(base, policy, Option.some(tokens)),
       baseUrl: options.baseUrl,
@@ -393,6 +456,80 @@ export const makePointsClient = (options: PointsClientOptions) =>
             api.orders.cancelOrder({ headers: keyFromCall, path: { order_id } }),
           ),
         ),
+      listEvents: (query = {}) =>
+        Effect.flatMap(checkedQuery(ListEventsQuerySchema, "listEvents", query), (urlParams) =>
+          settled(api.events.listEvents({ urlParams })),
+        ),
+      getEvent: (eventId) =>
+        Effect.flatMap(segment("getEvent", eventId), (event_id) =>
+          settled(api.events.getEvent({ path: { event_id } })),
+        ),
+      createWebhookEndpoint: (input, writeOptions) =>
+        keyedPost(
+          "createWebhookEndpoint",
+          writeOptions,
+          Effect.flatMap(checked(CreateWebhookEndpointBody, "createWebhookEndpoint", input), (payload) =>
+            api.webhookEndpoints.createWebhookEndpoint({ headers: keyFromCall, payload }),
+          ),
+        ),
+      listWebhookEndpoints: (query = {}) =>
+        Effect.flatMap(checkedQuery(PagingQuery, "listWebhookEndpoints", query), (urlParams) =>
+          settled(api.webhookEndpoints.listWebhookEndpoints({ urlParams })),
+        ),
+      getWebhookEndpoint: (endpointId) =>
+        Effect.flatMap(segment("getWebhookEndpoint", endpointId), (endpoint_id) =>
+          settled(api.webhookEndpoints.getWebhookEndpoint({ path: { endpoint_id } })),
+        ),
+      updateWebhookEndpoint: (endpointId, input) =>
+        Effect.flatMap(
+          Effect.zip(
+            segment("updateWebhookEndpoint", endpointId),
+            checked(UpdateWebhookEndpointBody, "updateWebhookEndpoint", input),
+          ),
+          ([endpoint_id, payload]) =>
+            settled(api.webhookEndpoints.updateWebhookEndpoint({ path: { endpoint_id }, payload })),
+        ),
+      deleteWebhookEndpoint: (endpointId) =>
+        Effect.flatMap(segment("deleteWebhookEndpoint", endpointId), (endpoint_id) =>
+          settled(api.webhookEndpoints.deleteWebhookEndpoint({ path: { endpoint_id } })),
+        ),
+      rotateWebhookEndpointSecret: (endpointId, writeOptions) =>
+        keyedPost(
+          "rotateWebhookEndpointSecret",
+          writeOptions,
+          Effect.flatMap(segment("rotateWebhookEndpointSecret", endpointId), (endpoint_id) =>
+            api.webhookEndpoints.rotateWebhookEndpointSecret({ headers: keyFromCall, path: { endpoint_id } }),
+          ),
+        ),
+      listWebhookDeliveries: (endpointId, query = {}) =>
+        Effect.flatMap(
+          Effect.zip(
+            segment("listWebhookDeliveries", endpointId),
+            checkedQuery(PagingQuery, "listWebhookDeliveries", query),
+          ),
+          ([endpoint_id, urlParams]) =>
+            settled(api.webhookDeliveries.listDeliveries({ path: { endpoint_id }, urlParams })),
+        ),
+      replayWebhookEvents: (endpointId, input, writeOptions) =>
+        keyedPost(
+          "replayWebhookEvents",
+          writeOptions,
+          Effect.flatMap(
+            Effect.zip(
+              segment("replayWebhookEvents", endpointId),
+              checked(ReplayBody, "replayWebhookEvents", input),
+            ),
+            ([endpoint_id, payload]) =>
+              api.webhookDeliveries.replay({ headers: keyFromCall, path: { endpoint_id }, payload }),
+          ),
+        ),
+      revokeAccessToken: Effect.flatMap(tokens.held, (held) =>
+        Option.match(held, {
+          onNone: () => Effect.void,
+          // Forgotten only once revoked: a revocation that fails leaves the token in use, to revoke again.
+          onSome: (token) => Effect.zipRight(settled(revoke(token)), tokens.invalidate(token)),
+        }),
+      ),
     }
     return client
   })

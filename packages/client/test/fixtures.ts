@@ -45,3 +45,38 @@ export const orderBody = (id: string, referenceId: string) => ({
   updated_at: at,
   version: 1,
 })
+
+/** A webhook endpoint, with its secret when `secret` is given (create and rotate-secret answer it). */
+export const endpointBody = (id: string, secret?: string) => ({
+  id,
+  url: "https://hooks.example.com/in",
+  event_types: ["points.added"],
+  description: null,
+  enabled: true,
+  disabled_reason: null,
+  created_at: at,
+  updated_at: at,
+  version: 1,
+  ...(secret === undefined ? {} : { secret }),
+})
+
+/** One delivery attempt. */
+export const deliveryBody = (id: string, eventId: string) => ({
+  id,
+  event_id: eventId,
+  attempt: 1,
+  status: "succeeded",
+  response_status: 204,
+  duration_ms: 12,
+  error: null,
+  attempted_at: at,
+  next_attempt_at: null,
+})
+
+/** A public event announcing a user's creation. */
+export const userCreatedEvent = (id: string, userId: string) => ({
+  id,
+  type: "user.created",
+  timestamp: at,
+  data: userBody(userId),
+})

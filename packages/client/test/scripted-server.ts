@@ -6,6 +6,8 @@ import { Effect } from "effect"
 export interface Received {
   readonly method: string
   readonly path: string
+  /** The query string, without its `?` ("" when none). */
+  readonly query: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
 }
@@ -57,11 +59,12 @@ export const scriptedServer = Effect.acquireRelease(
         const chunks: Array<Buffer> = []
         request.on("data", (chunk: Buffer) => chunks.push(chunk))
         request.on("end", () => {
-          const path = (request.url ?? "/").split("?")[0] ?? "/"
+          const [path = "/", query = ""] = (request.url ?? "/").split("?")
           const method = request.method ?? "GET"
           received.push({
             method,
             path,
+            query,
             headers: request.headers,
             body: Buffer.concat(chunks).toString("utf8"),
           })

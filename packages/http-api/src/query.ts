@@ -47,6 +47,9 @@ export const PageQuery = {
   ),
 }
 
+/** Query of a list that takes only the paging parameters. */
+export const PagingQuery = Schema.Struct(PageQuery)
+
 /** A path id: any string; an id that does not exist (or is malformed) is a 404 LE0002, not a 400. */
 export const PathId = Schema.String
 

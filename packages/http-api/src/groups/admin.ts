@@ -3,7 +3,7 @@ import { CredentialResource, DisplayName, PageOf, PartnerResource } from "@point
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
-import { PageQuery, PathId, queryParams } from "../query.js"
+import { PagingQuery, PathId, queryParams } from "../query.js"
 import { AdminAuthentication } from "../security.js"
 
 /** A client credential with its secret: answered once, on creation and rotation. */
@@ -26,7 +26,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.get("listPartners", "/admin/api/partners")
-      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
+      .setUrlParams(queryParams(PagingQuery))
       .addSuccess(PageOf(PartnerResource))
       .addError(ErrorAt[400]),
   )
@@ -47,7 +47,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.get("listCredentials", "/admin/api/partners/:partner_id/clients")
       .setPath(partnerPath)
-      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
+      .setUrlParams(queryParams(PagingQuery))
       .addSuccess(PageOf(CredentialResource))
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),

@@ -5,20 +5,19 @@ import { ErrorAt } from "../api-error.js"
 import { PageQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
+/** Query of List events. */
+export const ListEventsQuery = Schema.Struct({
+  type: Schema.optional(WebhookEndpoint.PublicEventType),
+  /** ISO-8601 timestamp with a zone: only events that happened at or after it. */
+  since: Schema.optional(Timestamp),
+  ...PageQuery,
+})
+
 /** The public events webhooks carry, to read back and audit. */
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("listEvents", "/api/events")
-      .setUrlParams(
-        queryParams(
-          Schema.Struct({
-            type: Schema.optional(WebhookEndpoint.PublicEventType),
-            /** ISO-8601 timestamp with a zone: only events that happened at or after it. */
-            since: Schema.optional(Timestamp),
-            ...PageQuery,
-          }),
-        ),
-      )
+      .setUrlParams(queryParams(ListEventsQuery))
       .addSuccess(PageOf(PublicEventResource))
       .addError(ErrorAt[400]),
   )

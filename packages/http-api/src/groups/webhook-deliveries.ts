@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
 import { IdempotencyKeyHeader } from "../idempotency-header.js"
-import { PageQuery, PathId, queryParams } from "../query.js"
+import { PagingQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /**
@@ -38,7 +38,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
   .add(
     HttpApiEndpoint.get("listDeliveries", "/api/webhooks/endpoints/:endpoint_id/deliveries")
       .setPath(endpointPath)
-      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
+      .setUrlParams(queryParams(PagingQuery))
       .addSuccess(PageOf(WebhookDeliveryResource))
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),

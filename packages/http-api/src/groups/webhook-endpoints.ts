@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
 import { IdempotencyKeyHeader } from "../idempotency-header.js"
-import { PageQuery, PathId, queryParams } from "../query.js"
+import { PagingQuery, PathId, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 const EventTypes = boundedArray(WebhookEndpoint.PublicEventType, {
@@ -51,7 +51,7 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   )
   .add(
     HttpApiEndpoint.get("listWebhookEndpoints", "/api/webhooks/endpoints")
-      .setUrlParams(queryParams(Schema.Struct(PageQuery)))
+      .setUrlParams(queryParams(PagingQuery))
       .addSuccess(PageOf(WebhookEndpointResource))
       .addError(ErrorAt[400]),
   )
