@@ -16,6 +16,9 @@ import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { OAuthHttpLive } from "./http/oauth-http.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
+/** Node's default limit of a request's head (16 KiB): no path parameter can be longer. */
+const MAX_PATH_PARAMETER_LENGTH = 16_384
+
 /** Every handler of the contract, with their authentication. */
 const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
   Layer.provide(
@@ -44,10 +47,13 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
 export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
   // Paths are matched exactly as the contract spells them: the router's defaults also took `/API/users`,
   // `/api/users/` and `/api//users`, which the body checks (media type) and the key fingerprints did not.
+  // An id longer than the router's default limit (100) named no route (NN1002) where a shorter one is an
+  // unknown resource (LE0002): a parameter may be as long as Node lets a request line be.
   Layer.locally(HttpRouter.currentRouterConfig, {
     caseSensitive: true,
     ignoreTrailingSlash: false,
     ignoreDuplicateSlashes: false,
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
   }),
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),

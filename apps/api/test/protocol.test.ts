@@ -247,6 +247,28 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }),
   )
 
+  it.effect("routes a request target in absolute form by its path, and an id of any length to its route", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const { token } = yield* newPartner()
+      const { hostname, port } = new URL(base)
+      const raw = yield* sendRaw(
+        base,
+        `GET http://${hostname}:${port}/api/users?limit=1 HTTP/1.1\r\nHost: ${hostname}\r\n` +
+          `Authorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+        { halfClose: false },
+      )
+      expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+      expect(raw).toContain('"data":[]')
+      // Past the router's default limit of 100 characters an id named no route (NN1002), and no token was asked.
+      for (const length of [100, 101, 5000]) {
+        const path = `/api/users/${"a".repeat(length)}`
+        expectPublishedError(yield* call("GET", path, { token }), 404, "LE0002")
+        expectPublishedError(yield* call("GET", path), 401, "GH1003")
+      }
+    }),
+  )
+
   it.effect("matches paths exactly as the contract spells them: case, slashes and `;` name no route", () =>
     Effect.gen(function* () {
       const { token } = yield* newPartner()

@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type Server } from "node:http"
+import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http"
 import { createServer as createHttpsServer, type ServerOptions } from "node:https"
 import type { Duplex } from "node:stream"
 import { API_VERSION } from "@points/http-api"
@@ -33,7 +33,18 @@ const answerUnparsable = (error: Error & { readonly code?: string }, socket: Dup
   )
 }
 
-const withPublishedErrors = <S extends Server>(server: S): S => server.on("clientError", answerUnparsable)
+// A request target in absolute form (`GET http://host/api/users`), which a server must accept (RFC 9112 3.2.2),
+// is routed by its path and query: the router matches the target as sent, and found no route for it.
+const toOriginForm = (request: IncomingMessage) => {
+  const target = request.url ?? ""
+  if (!/^https?:\/\//i.test(target) || !URL.canParse(target)) return
+  const { pathname, search } = new URL(target)
+  request.url = `${pathname}${search}`
+}
+
+// Before the platform's own listener, which routes the request.
+const withPublishedErrors = <S extends Server>(server: S): S =>
+  server.on("clientError", answerUnparsable).prependListener("request", toOriginForm)
 
 /**
  * The API's HTTP server: bodies capped while read (CappedRequest), unparsable requests answered as published,
