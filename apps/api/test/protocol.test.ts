@@ -247,26 +247,28 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }),
   )
 
-  it.effect("routes a request target in absolute form by its path, and an id of any length to its route", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const { token } = yield* newPartner()
-      const { hostname, port } = new URL(base)
-      const raw = yield* sendRaw(
-        base,
-        `GET http://${hostname}:${port}/api/users?limit=1 HTTP/1.1\r\nHost: ${hostname}\r\n` +
-          `Authorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
-        { halfClose: false },
-      )
-      expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
-      expect(raw).toContain('"data":[]')
-      // Past the router's default limit of 100 characters an id named no route (NN1002), and no token was asked.
-      for (const length of [100, 101, 5000]) {
-        const path = `/api/users/${"a".repeat(length)}`
-        expectPublishedError(yield* call("GET", path, { token }), 404, "LE0002")
-        expectPublishedError(yield* call("GET", path), 401, "GH1003")
-      }
-    }),
+  it.effect(
+    "routes a request target in absolute form by its path, and an id of any length to its route",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const { token } = yield* newPartner()
+        const { hostname, port } = new URL(base)
+        const raw = yield* sendRaw(
+          base,
+          `GET http://${hostname}:${port}/api/users?limit=1 HTTP/1.1\r\nHost: ${hostname}\r\n` +
+            `Authorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+          { halfClose: false },
+        )
+        expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+        expect(raw).toContain('"data":[]')
+        // Past the router's default limit of 100 characters an id named no route (NN1002), and no token was asked.
+        for (const length of [100, 101, 5000]) {
+          const path = `/api/users/${"a".repeat(length)}`
+          expectPublishedError(yield* call("GET", path, { token }), 404, "LE0002")
+          expectPublishedError(yield* call("GET", path), 401, "GH1003")
+        }
+      }),
   )
 
   it.effect("matches paths exactly as the contract spells them: case, slashes and `;` name no route", () =>
@@ -467,6 +469,35 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           error: "invalid_request",
           errors: [{ code: "GH1008" }],
         })
+
+        // A 413 is a refusal: the route never runs, and the key is not used. A write that takes no body ran
+        // (its account opened) and was answered 413; a body refused as bad JSON was recorded under the key.
+        const user = yield* activeUser(token)
+        const oversized = (path: string, key: string) =>
+          nodeRequest(`${base}${path}`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${token}`,
+              "content-type": "application/json",
+              "idempotency-key": key,
+            },
+            chunks: piecesOf(" ".repeat(1_100_000)),
+            chunked: true,
+          })
+        const account = `/api/users/${user}/points-account`
+        expect((yield* oversized(account, "big-open")).status).toBe(413)
+        expectPublishedError(yield* call("GET", account, { token }), 404, "LE0002")
+        const opened = yield* call("POST", account, { token, headers: { "idempotency-key": "big-open" } })
+        expect(opened.status).toBe(201)
+        expect(opened.headers.get("idempotent-replayed")).toBeNull()
+        expect((yield* oversized("/api/points/add", "big-add")).status).toBe(413)
+        const added = yield* call("POST", "/api/points/add", {
+          token,
+          headers: { "idempotency-key": "big-add" },
+          json: { transaction: { user_id: user, amount: 5, reference_id: "big-add" } },
+        })
+        expect(added.status).toBe(201)
+        expect(added.headers.get("idempotent-replayed")).toBeNull()
       }),
   )
 

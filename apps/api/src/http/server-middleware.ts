@@ -6,7 +6,7 @@ import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
 import { entryOf, isOAuthPath, withOAuthFields } from "./api-error-of.js"
 import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
-import { errorBodyText, errorResponse } from "./error-response.js"
+import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { currentRequestId, pathOf, queryIsUtf8 } from "./request-context.js"
 
@@ -120,16 +120,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     yield* annotate({ service: "api", request_id: requestId, method: request.method, path })
 
     // The server writes the response inside this middleware; headers are added on the way out by a
-    // pre-response handler, which also sees the error responses made further in. A chunked body that went
-    // over the limit while a handler read it failed that read: whatever the handler made of it, the answer
-    // is 413 GH1008.
-    yield* HttpApp.appendPreResponseHandler((_request, made) => {
-      const response = bodyWasTooLarge(NodeHttpServerRequest.toIncomingMessage(request))
-        ? HttpServerResponse.text(errorBodyText(withOAuthFields(path, payloadTooLarge())), {
-            status: 413,
-            contentType: "application/json",
-          })
-        : made
+    // pre-response handler, which also sees the error responses made further in.
+    yield* HttpApp.appendPreResponseHandler((_request, response) => {
       written = response.status
       return Effect.succeed(
         HttpServerResponse.setHeaders(response, {
@@ -156,9 +148,14 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     // waits for ever (Node destroyed the stream without an error to report, having no listener for it then).
     // The platform interrupts a request whose connection closed; here that ends it. The text is cached for
     // the route; a failed read (too large, not UTF-8) fails the route's own read the same way.
+    // A chunked body that went over the limit while read is refused here, on every route: the route never
+    // runs (a write that takes no body would otherwise commit and be answered 413) and no key is used.
     const bodyRead = hasBody(request.headers) ? Effect.ignore(request.text) : Effect.void
+    const routed = Effect.suspend(() =>
+      bodyWasTooLarge(NodeHttpServerRequest.toIncomingMessage(request)) ? refused(payloadTooLarge()) : app,
+    )
     const handled =
-      refusal === undefined ? Effect.zipRight(bodyRead, app) : refused(refusal.error, refusal.headers)
+      refusal === undefined ? Effect.zipRight(bodyRead, routed) : refused(refusal.error, refusal.headers)
 
     // Measured once the response is written (the server writes it inside this middleware), by route
     // template, never by concrete path; one access log line per request, with no header or body in it.
