@@ -44,12 +44,17 @@ Object.defineProperty(PreparingClient.prototype, "query", {
   },
 })
 
+/** How long a pooled connection may sit idle inside a transaction before PostgreSQL ends its session. */
+export const IDLE_IN_TRANSACTION_MILLIS = 60_000
+
 /** What the pool connects to and how. */
 export interface StatementPoolOptions {
   readonly url: Redacted.Redacted
   readonly maxConnections: number
   readonly applicationName: string
   readonly connectTimeout: Duration.DurationInput
+  /** How long a connection may sit idle inside a transaction (default IDLE_IN_TRANSACTION_MILLIS). */
+  readonly idleInTransaction?: Duration.DurationInput
 }
 
 /**
@@ -65,6 +70,13 @@ export const statementPool = (options: StatementPoolOptions) => {
         max: options.maxConnections,
         application_name: options.applicationName,
         connectionTimeoutMillis: Duration.toMillis(timeout),
+        // A transaction left open by a process that hangs (stopped, deadlocked) would hold its locks for ever
+        // and, waited on, drain every other process's pool: PostgreSQL ends it after this long idle. None of
+        // ours idles that long (a webhook send, the longest wait inside one, gives up after 10 s); a claim's
+        // transaction sets its own, shorter lease.
+        idle_in_transaction_session_timeout: Duration.toMillis(
+          options.idleInTransaction ?? IDLE_IN_TRANSACTION_MILLIS,
+        ),
         Client: PreparingClient,
       })
       // A connection lost while idle is replaced at the next checkout; the pool must not crash the process.
