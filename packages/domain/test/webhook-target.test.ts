@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck, Schema } from "effect"
+import { Either, FastCheck, ParseResult, Schema } from "effect"
 import { WebhookEndpoint } from "../src/index.js"
 
 const { targetProblem } = WebhookEndpoint
@@ -144,6 +144,22 @@ describe("Webhook targets", () => {
         "https://acme\n.example/",
       ].some(isUrl),
     ).toBe(false)
+  })
+
+  it("a webhook url is written as it is called: `//` and a host, no user name or password, no port 0", () => {
+    const problemOf = (text: string) =>
+      Either.match(Schema.decodeUnknownEither(WebhookEndpoint.WebhookUrl)(text), {
+        onLeft: (error) => ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message,
+        onRight: () => null,
+      })
+    expect(problemOf("https:hooks.acme.example/in")).toBe("must be an absolute http or https URL")
+    expect(problemOf("https:///hooks.acme.example/in")).toBe("must be an absolute http or https URL")
+    expect(problemOf("https://user:secret@hooks.acme.example/in")).toBe(
+      "must not contain a user name or password",
+    )
+    expect(problemOf("https://user@hooks.acme.example/in")).toBe("must not contain a user name or password")
+    expect(problemOf("https://hooks.acme.example:0/in")).toBe("must not name port 0")
+    expect(problemOf("HTTPS://hooks.acme.example:8443/in")).toBeNull()
   })
 
   it("property: no loopback or private literal, in any spelling, is ever accepted unless allowed", () => {

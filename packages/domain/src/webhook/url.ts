@@ -24,7 +24,23 @@ const isHttpUrl = (text: string): boolean => {
   return url !== null && (url.protocol === "https:" || url.protocol === "http:")
 }
 
-/** A webhook endpoint's address: an absolute http or https URL of at most 2048 characters. */
+// The parser also takes `https:host/x` and `https:///host/x` for `https://host/x`: the address must be written
+// as it is called.
+const writtenWithAuthority = (text: string): boolean => /^https?:\/\/[^/?#]/i.test(text)
+
+// A user name or password in the address would be stored and shown back (GET, lists): not a place for one.
+const hasNoUserInfo = (text: string): boolean => {
+  const url = parse(text)
+  return url !== null && url.username === "" && url.password === ""
+}
+
+// Port 0 names no service a request can reach.
+const hasUsablePort = (text: string): boolean => parse(text)?.port !== "0"
+
+/**
+ * A webhook endpoint's address: an absolute http or https URL of at most 2048 characters, written with its
+ * `//` and host, without a user name or password.
+ */
 export const WebhookUrl = Schema.String.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   maxCharacters(Limits.webhookUrl),
@@ -33,14 +49,24 @@ export const WebhookUrl = Schema.String.pipe(
   }),
   // The URL parser would replace a lone surrogate with U+FFFD: refused as sent, like controls and spaces.
   wellFormed,
-  Schema.filter(isHttpUrl, {
+  Schema.filter((text) => isHttpUrl(text) && writtenWithAuthority(text), {
     message: () => "must be an absolute http or https URL",
     // Random strings are almost never URLs; generate URLs instead for property tests and round trips.
     arbitrary: () => (fc) =>
       fc
         .webUrl({ withQueryParameters: true })
-        .filter((url) => url.length <= Limits.webhookUrl && !hasControlOrSpace(url) && isHttpUrl(url)),
+        .filter(
+          (url) =>
+            url.length <= Limits.webhookUrl &&
+            !hasControlOrSpace(url) &&
+            isHttpUrl(url) &&
+            writtenWithAuthority(url) &&
+            hasNoUserInfo(url) &&
+            hasUsablePort(url),
+        ),
   }),
+  Schema.filter(hasNoUserInfo, { message: () => "must not contain a user name or password" }),
+  Schema.filter(hasUsablePort, { message: () => "must not name port 0" }),
   Schema.brand("WebhookUrl"),
   Schema.annotations({ identifier: "WebhookUrl" }),
 )
