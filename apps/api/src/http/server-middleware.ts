@@ -147,7 +147,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     // uninterruptibly (writeOptions), and one that starts reading a body whose client has gone meanwhile
     // waits for ever (Node destroyed the stream without an error to report, having no listener for it then).
     // The platform interrupts a request whose connection closed; here that ends it. The text is cached for
-    // the route; a failed read (too large, not UTF-8) fails the route's own read the same way.
+    // the route; a read that failed as not UTF-8 fails the route's own read the same way.
     // A chunked body that went over the limit while read is refused here, on every route: the route never
     // runs (a write that takes no body would otherwise commit and be answered 413) and no key is used.
     const bodyRead = hasBody(request.headers) ? Effect.ignore(request.text) : Effect.void

@@ -73,7 +73,7 @@ export const statementPool = (options: StatementPoolOptions) => {
         // A transaction left open by a process that hangs (stopped, deadlocked) would hold its locks for ever
         // and, waited on, drain every other process's pool: PostgreSQL ends it after this long idle. None of
         // ours idles that long (a webhook send, the longest wait inside one, gives up after 10 s); a claim's
-        // transaction sets its own, shorter lease.
+        // transaction sets its own (IDEMPOTENCY_LEASE_SECONDS).
         idle_in_transaction_session_timeout: Duration.toMillis(
           options.idleInTransaction ?? IDLE_IN_TRANSACTION_MILLIS,
         ),
