@@ -100,6 +100,13 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           "points.added",
           "points.added",
         ])
+        // A bound finer than a millisecond is not cut to one: an event at .958 is before .9581.
+        const activated: string = before.body.data[1].timestamp
+        const at = yield* call("GET", `/api/events?since=${encodeURIComponent(activated)}`, { token })
+        expect(at.body.data[0].type).toBe("user.activated")
+        const finer = `${activated.slice(0, -1)}1Z`
+        const after = yield* call("GET", `/api/events?since=${encodeURIComponent(finer)}`, { token })
+        expect(after.body.data.map((event: { type: string }) => event.type)).not.toContain("user.activated")
         const all = yield* call("GET", "/api/events", { token })
         expect(all.body.data).toHaveLength(5)
         const first = yield* call("GET", "/api/events?limit=3", { token })

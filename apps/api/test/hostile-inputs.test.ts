@@ -171,6 +171,21 @@ const rows: ReadonlyArray<Row> = [
     messages: ["partner_user_id must not contain NUL characters"],
   },
   {
+    when: "a reference_id filter is empty (no row can match: a 400, not an empty page)",
+    request: () => get("/api/orders?reference_id=&user_id=u"),
+    messages: ["reference_id must not be empty"],
+  },
+  {
+    when: "a reference_id filter is longer than the field",
+    request: () => get(`/api/points/transactions?reference_id=${"r".repeat(256)}`),
+    messages: ["reference_id must be at most 255 characters"],
+  },
+  {
+    when: "a partner_user_id filter is longer than the field",
+    request: () => get(`/api/users?partner_user_id=${"p".repeat(256)}`),
+    messages: ["partner_user_id must be at most 255 characters"],
+  },
+  {
     when: "the filters of Find orders and the cursor hold NUL characters",
     request: () => get("/api/orders?reference_id=%00&user_id=%00&cursor=%00"),
     messages: [

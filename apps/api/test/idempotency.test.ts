@@ -154,7 +154,9 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
             // A cursor names the page's last transaction by its id: the log position it is ordered by counts
             // every partner's events and is not shown.
             if (cursor !== null) {
-              expect(Buffer.from(cursor, "base64url").toString()).toBe(page.body.data.at(-1)?.id)
+              expect(Buffer.from(cursor, "base64url").toString()).toBe(
+                `transactions:${page.body.data.at(-1)?.id}`,
+              )
             }
           } while (cursor !== null)
           expect(listed).toHaveLength(49 + 6)

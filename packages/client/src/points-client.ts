@@ -10,12 +10,13 @@ import {
   FindTransactionsQuery as FindTransactionsQuerySchema,
   FindUsersQuery as FindUsersQuerySchema,
   ListEventsQuery as ListEventsQuerySchema,
-  PagingQuery,
   PointsApi,
   PointsMovementBody,
   ReplayBody,
   UpdateUserBody,
   UpdateWebhookEndpointBody,
+  WebhookDeliveriesQuery,
+  WebhookEndpointsQuery,
 } from "@points/http-api"
 import { Effect, Option, ParseResult, Redacted, Schema } from "effect"
 import { makeAccessTokens } from "./access-tokens.js"
@@ -473,7 +474,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
           ),
         ),
       listWebhookEndpoints: (query = {}) =>
-        Effect.flatMap(checkedQuery(PagingQuery, "listWebhookEndpoints", query), (urlParams) =>
+        Effect.flatMap(checkedQuery(WebhookEndpointsQuery, "listWebhookEndpoints", query), (urlParams) =>
           settled(api.webhookEndpoints.listWebhookEndpoints({ urlParams })),
         ),
       getWebhookEndpoint: (endpointId) =>
@@ -505,7 +506,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
         Effect.flatMap(
           Effect.zip(
             segment("listWebhookDeliveries", endpointId),
-            checkedQuery(PagingQuery, "listWebhookDeliveries", query),
+            checkedQuery(WebhookDeliveriesQuery, "listWebhookDeliveries", query),
           ),
           ([endpoint_id, urlParams]) =>
             settled(api.webhookDeliveries.listDeliveries({ path: { endpoint_id }, urlParams })),

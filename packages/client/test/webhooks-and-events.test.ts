@@ -1,5 +1,6 @@
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
+import { encodeCursor } from "@points/domain"
 import { ApiError } from "@points/http-api"
 import { Effect } from "effect"
 import { InvalidRequest, makePointsClient, type RetryPolicy } from "../src/index.js"
@@ -17,6 +18,7 @@ const clientOf = (server: ScriptedServer) =>
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 const endpoints = "/api/webhooks/endpoints"
+const cursor = encodeCursor("webhook_endpoints", "01a2014e-b620-72ff-8803-d383bbc69108")
 
 describe("The Points client, for webhooks and events", () => {
   it.scopedLive("manages webhook endpoints: keys on the POSTs only, ids as path segments", () =>
@@ -42,7 +44,7 @@ describe("The Points client, for webhooks and events", () => {
         { idempotencyKey: "endpoint-1" },
       )
       expect(created.secret).toBe("whsec_one")
-      const page = yield* client.listWebhookEndpoints({ limit: 5, cursor: "c-1" })
+      const page = yield* client.listWebhookEndpoints({ limit: 5, cursor })
       expect(page.data.map((endpoint) => endpoint.id)).toEqual(["e-1"])
       expect((yield* client.getWebhookEndpoint("e-1")).id).toBe("e-1")
       yield* client.updateWebhookEndpoint("e-1", { enabled: false, description: null })
@@ -59,7 +61,7 @@ describe("The Points client, for webhooks and events", () => {
         event_types: ["points.added"],
       })
       expect(new URLSearchParams(server.requestsTo("GET", endpoints)[0]?.query)).toEqual(
-        new URLSearchParams({ limit: "5", cursor: "c-1" }),
+        new URLSearchParams({ limit: "5", cursor }),
       )
       const [patch] = server.requestsTo("PATCH", `${endpoints}/e-1`)
       expect(JSON.parse(patch?.body ?? "")).toEqual({ enabled: false, description: null })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, ParseResult, Schema } from "effect"
-import { instantOf, Timestamp, timestampProblem } from "../src/index.js"
+import { instantOf, millisecondBoundOf, Timestamp, timestampProblem } from "../src/index.js"
 
 const malformed = "must be an ISO-8601 timestamp with a time zone, e.g. 2025-01-31T12:00:00Z"
 const impossible = "must be a real date and time, e.g. 2025-01-31T12:00:00Z"
@@ -13,6 +13,19 @@ describe("A request's timestamp", () => {
     expect(instantOf("2025-01-31t12:00:00z")?.toISOString()).toBe("2025-01-31T12:00:00.000Z")
     expect(instantOf("2025-01-31T12:00:00.123456789+05:30")?.toISOString()).toBe("2025-01-31T06:30:00.123Z")
     expect(instantOf("2024-02-29T23:00:00-02:00")?.toISOString()).toBe("2024-03-01T01:00:00.000Z")
+  })
+
+  it("as a bound on millisecond timestamps, is the first millisecond at or after its instant", () => {
+    const bound = (text: string) => millisecondBoundOf(text)?.toISOString()
+    expect(bound("2025-01-31T12:00:00.9581Z")).toBe("2025-01-31T12:00:00.959Z")
+    expect(bound("2025-01-31T12:00:00.958000001+01:00")).toBe("2025-01-31T11:00:00.959Z")
+    expect(bound("2025-01-31T12:00:59.9999Z")).toBe("2025-01-31T12:01:00.000Z")
+    // Exactly on a millisecond (zeros past it included), it is that millisecond.
+    expect(bound("2025-01-31T12:00:00.958000Z")).toBe("2025-01-31T12:00:00.958Z")
+    expect(bound("2025-01-31T12:00Z")).toBe("2025-01-31T12:00:00.000Z")
+    // Never past what PostgreSQL and the rest of the platform read.
+    expect(bound("9999-12-31T23:59:59.9991Z")).toBe("9999-12-31T23:59:59.999Z")
+    expect(bound("2025-02-30T00:00:00.5Z")).toBeUndefined()
   })
 
   it("is refused without a zone, or in another shape", () => {

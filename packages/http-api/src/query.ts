@@ -1,5 +1,5 @@
-import { Text } from "@points/domain"
-import { SchemaAST as AST, Either, ParseResult, Schema } from "effect"
+import { type CursorList, cursorKey, idAsIssued, Text } from "@points/domain"
+import { SchemaAST as AST, Either, Option, ParseResult, Schema } from "effect"
 import { decodeProblems, type Problem, reportedIssue } from "./problems.js"
 
 const limitProblem = "must be an integer from 1 to 100"
@@ -33,25 +33,41 @@ export const Limit = Schema.transformOrFail(
 )
 
 const cursorDescription =
-  "Where the page starts: the previous page's `next_cursor` (absent for the first page)"
+  "Where the page starts: the previous page's `next_cursor` of the same list (absent for the first page)"
 
-/** The paging parameters every list endpoint takes. */
-export const PageQuery = {
-  limit: Schema.optional(Limit),
-  cursor: Schema.optional(
-    Text.annotations({
-      description: cursorDescription,
-      // Said again as the JSON Schema: the generator documents a refined string by its base alone.
-      jsonSchema: { type: "string", description: cursorDescription },
+/** A cursor of that list, as its previous page gave it; any other text is refused with the other parameters. */
+const Cursor = (list: CursorList) =>
+  Text.pipe(
+    Schema.filter((cursor) => Option.isSome(cursorKey(list, cursor)), {
+      message: () => "is not a valid cursor",
     }),
-  ),
-}
+  ).annotations({
+    description: cursorDescription,
+    // Said again as the JSON Schema: the generator documents a refined string by its base alone.
+    jsonSchema: { type: "string", description: cursorDescription },
+  })
+
+/** The paging parameters of a list: `limit` and a cursor of that list. */
+export const pageQuery = (list: CursorList) => ({
+  limit: Schema.optional(Limit),
+  cursor: Schema.optional(Cursor(list)),
+})
 
 /** Query of a list that takes only the paging parameters. */
-export const PagingQuery = Schema.Struct(PageQuery)
+export const pagingQuery = (list: CursorList) => Schema.Struct(pageQuery(list))
+
+/**
+ * An id as a client may write it: a UUID in upper or mixed case is read as the lower-case id the platform
+ * issued; anything else stays as written (and names nothing).
+ */
+const caseFolded = <I>(self: Schema.Schema<string, I>) =>
+  Schema.transform(self, Schema.typeSchema(self), { strict: true, decode: idAsIssued, encode: (id) => id })
 
 /** A path id: any string; an id that does not exist (or is malformed) is a 404 LE0002, not a 400. */
-export const PathId = Schema.String
+export const PathId = caseFolded(Schema.String)
+
+/** An id in a body or a filter: a Text, case-folded when it is a UUID. */
+export const IdText = caseFolded(Text)
 
 // The query string as the platform hands it over: each parameter once (a string) or repeated (an array).
 const RawQuery = Schema.Record({

@@ -1,6 +1,6 @@
 import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { WebhookEndpoint } from "@points/domain"
+import { encodeCursor, WebhookEndpoint } from "@points/domain"
 import { Either, ParseResult, Schema } from "effect"
 import {
   boundedArray,
@@ -10,9 +10,10 @@ import {
   jsonBody,
   Limit,
   MAX_PROBLEMS,
-  PageQuery,
+  PathId,
   PointsApi,
   PointsMovementBody,
+  pageQuery,
   queryParams,
   ReplayBody,
 } from "../src/index.js"
@@ -40,7 +41,7 @@ const order = jsonBody(CreateOrderBody)
 const hook = jsonBody(CreateWebhookEndpointBody)
 const replay = jsonBody(ReplayBody)
 const orders = queryParams(
-  Schema.Struct({ status: Schema.optional(Schema.Literal("pending", "completed")), ...PageQuery }),
+  Schema.Struct({ status: Schema.optional(Schema.Literal("pending", "completed")), ...pageQuery("orders") }),
 )
 const item = { sku: "MUG", quantity: 1, points: 1 }
 
@@ -155,6 +156,48 @@ describe("Query parameters", () => {
     expect(Schema.decodeUnknownSync(orders)({ status: "pending", other: ["a", "b"] })).toEqual({
       status: "pending",
     })
+  })
+})
+
+describe("A cursor", () => {
+  const id = "01a2014e-b620-72ff-8803-d383bbc69108"
+
+  it("is refused with the other parameters, unless it is one of this list", () => {
+    expect(refusal(orders, { status: "bogus", cursor: "bogus" })).toEqual([
+      "status must be one of pending, completed",
+      "cursor is not a valid cursor",
+    ])
+    for (const cursor of [
+      encodeCursor("transactions", id),
+      encodeCursor("orders", id.toUpperCase()),
+      "",
+      "x",
+    ]) {
+      expect(refusal(orders, { cursor })).toEqual(["cursor is not a valid cursor"])
+    }
+    expect(Schema.decodeUnknownSync(orders)({ cursor: encodeCursor("orders", id) })).toEqual({
+      cursor: encodeCursor("orders", id),
+    })
+  })
+})
+
+describe("An id", () => {
+  const id = "01a2014e-b620-72ff-8803-d383bbc69108"
+
+  it("written as a UUID in upper or mixed case is read as the lower-case id the platform issued", () => {
+    const path = Schema.decodeUnknownSync(PathId)
+    expect(path(id.toUpperCase())).toBe(id)
+    expect(path("01A2014E-b620-72FF-8803-d383bbc69108")).toBe(id)
+    // Anything else is left as written, to be named as the unknown id it is.
+    expect(path("NOT-A-UUID")).toBe("NOT-A-UUID")
+    const body = Schema.decodeUnknownSync(movement)({
+      transaction: { user_id: id.toUpperCase(), amount: 1, reference_id: "R-1" },
+    })
+    expect(body.transaction.user_id).toBe(id)
+    expect(Schema.decodeUnknownSync(replay)({ event_ids: [id.toUpperCase()] }).event_ids).toEqual([id])
+    expect(refusal(movement, { transaction: { user_id: 5, amount: 1, reference_id: "r" } })).toEqual([
+      "transaction.user_id must be a string",
+    ])
   })
 })
 

@@ -49,3 +49,12 @@ export type SigningSecretId = typeof SigningSecretId.Type
 
 /** True when the string has the shape of a UUID v7 as the platform issues them. */
 export const isUuidV7 = (value: string): boolean => uuidV7.test(value)
+
+const uuidAnyCase = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * An id as the platform issues it: a UUID written in upper or mixed case is the same id in lower case (RFC 9562
+ * section 4: UUIDs are case-insensitive on input, and some platforms print them in upper case); any other
+ * text is left as it is, to be reported as the unknown id it is.
+ */
+export const idAsIssued = (text: string): string => (uuidAnyCase.test(text) ? text.toLowerCase() : text)

@@ -55,6 +55,18 @@ export const instantOf = (text: string): Date | null => {
 }
 
 /**
+ * A request's timestamp as a bound on the platform's timestamps, which are kept to the millisecond: the first
+ * millisecond at or after the instant it names (so `since=...:00.9581Z` leaves out an event at `.958`, and
+ * `until` likewise), or null when it names none. Never past 9999-12-31T23:59:59.999Z.
+ */
+export const millisecondBoundOf = (text: string): Date | null => {
+  const instant = instantOf(text)
+  if (instant === null) return null
+  const pastMillisecond = (shape.exec(text)?.[7] ?? "").slice(3)
+  return /[1-9]/.test(pastMillisecond) ? new Date(Math.min(instant.getTime() + 1, latest)) : instant
+}
+
+/**
  * A timestamp as a request gives it (`since`, `until`): ISO-8601 with a time zone, a real date and time, in
  * the years 1 to 9999. Kept as the text; `instantOf` reads it.
  */

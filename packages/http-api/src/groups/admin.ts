@@ -3,7 +3,7 @@ import { CredentialResource, DisplayName, PageOf, PartnerResource } from "@point
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
-import { PagingQuery, PathId, queryParams } from "../query.js"
+import { PathId, pagingQuery, queryParams } from "../query.js"
 import { AdminAuthentication } from "../security.js"
 
 /** A client credential with its secret: answered once, on creation and rotation. */
@@ -26,7 +26,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.get("listPartners", "/admin/api/partners")
-      .setUrlParams(queryParams(PagingQuery))
+      .setUrlParams(queryParams(pagingQuery("partners")))
       .addSuccess(PageOf(PartnerResource))
       .addError(ErrorAt[400]),
   )
@@ -47,7 +47,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.get("listCredentials", "/admin/api/partners/:partner_id/clients")
       .setPath(partnerPath)
-      .setUrlParams(queryParams(PagingQuery))
+      .setUrlParams(queryParams(pagingQuery("clients")))
       .addSuccess(PageOf(CredentialResource))
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),

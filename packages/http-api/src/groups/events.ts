@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { PageOf, PublicEventResource, Timestamp, WebhookEndpoint } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
-import { PageQuery, PathId, queryParams } from "../query.js"
+import { PathId, pageQuery, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** Query of List events. */
@@ -10,7 +10,7 @@ export const ListEventsQuery = Schema.Struct({
   type: Schema.optional(WebhookEndpoint.PublicEventType),
   /** ISO-8601 timestamp with a zone: only events that happened at or after it. */
   since: Schema.optional(Timestamp),
-  ...PageQuery,
+  ...pageQuery("events"),
 })
 
 /** The public events webhooks carry, to read back and audit. */

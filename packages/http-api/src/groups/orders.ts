@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
+  boundedText,
   DisplayName,
   Limits,
   Order,
@@ -8,7 +9,6 @@ import {
   Points,
   ReferenceId,
   Sku,
-  Text,
 } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
@@ -18,7 +18,7 @@ import {
   keyRequiredInDocument,
   RequiredIdempotencyKeyHeader,
 } from "../idempotency-header.js"
-import { PageQuery, PathId, queryParams } from "../query.js"
+import { IdText, PathId, pageQuery, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** One line of Create order; `name` may be left out. */
@@ -31,7 +31,7 @@ export const OrderItemBody = Schema.Struct({
 
 /** Body of Create order (with a mandatory `Idempotency-Key` header). */
 export const CreateOrderBody = Schema.Struct({
-  user_id: Text,
+  user_id: IdText,
   reference_id: ReferenceId,
   items: boundedArray(OrderItemBody, {
     min: Limits.itemsMin,
@@ -44,10 +44,10 @@ const orderPath = Schema.Struct({ order_id: PathId })
 
 /** Query of Find orders. */
 export const FindOrdersQuery = Schema.Struct({
-  reference_id: Schema.optional(Text),
-  user_id: Schema.optional(Text),
+  reference_id: Schema.optional(boundedText(Limits.referenceId, "ReferenceIdFilter")),
+  user_id: Schema.optional(IdText),
   status: Schema.optional(Order.OrderStatus),
-  ...PageQuery,
+  ...pageQuery("orders"),
 })
 
 /** Orders paid in points. */

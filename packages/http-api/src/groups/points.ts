@@ -1,16 +1,24 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Description, PageOf, Points, ReferenceId, Text, TransactionResource } from "@points/domain"
+import {
+  boundedText,
+  Description,
+  Limits,
+  PageOf,
+  Points,
+  ReferenceId,
+  TransactionResource,
+} from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
 import { IdempotencyKeyHeader } from "../idempotency-header.js"
-import { PageQuery, PathId, queryParams } from "../query.js"
+import { IdText, PathId, pageQuery, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** Body of Add points and Subtract points. */
 export const PointsMovementBody = Schema.Struct({
   transaction: Schema.Struct({
-    user_id: Text,
+    user_id: IdText,
     amount: Points,
     reference_id: ReferenceId,
     description: Schema.optional(Schema.NullOr(Description)),
@@ -19,9 +27,10 @@ export const PointsMovementBody = Schema.Struct({
 
 /** Query of Find transactions. */
 export const FindTransactionsQuery = Schema.Struct({
-  reference_id: Schema.optional(Text),
-  user_id: Schema.optional(Text),
-  ...PageQuery,
+  // Held to the field's own length: a value no transaction can have is a 400 naming it, not an empty page.
+  reference_id: Schema.optional(boundedText(Limits.referenceId, "ReferenceIdFilter")),
+  user_id: Schema.optional(IdText),
+  ...pageQuery("transactions"),
 })
 
 /** Points movements: add, subtract, and the transactions they record. */

@@ -1,18 +1,19 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import {
+  boundedText,
   DisplayName,
   Email,
+  Limits,
   PageOf,
   PartnerUserId,
   PointsAccountResource,
-  Text,
   UserResource,
 } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
 import { IdempotencyKeyHeader } from "../idempotency-header.js"
-import { PageQuery, PathId, queryParams } from "../query.js"
+import { PathId, pageQuery, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /** Body of Create user. */
@@ -31,7 +32,10 @@ export const UpdateUserBody = Schema.Struct({
 const userPath = Schema.Struct({ user_id: PathId })
 
 /** Query of Find users. */
-export const FindUsersQuery = Schema.Struct({ partner_user_id: Schema.optional(Text), ...PageQuery })
+export const FindUsersQuery = Schema.Struct({
+  partner_user_id: Schema.optional(boundedText(Limits.partnerUserId, "PartnerUserIdFilter")),
+  ...pageQuery("users"),
+})
 
 /** Users and their points accounts. */
 export class UsersGroup extends HttpApiGroup.make("users")

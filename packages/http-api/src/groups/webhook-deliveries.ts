@@ -1,17 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import {
-  Limits,
-  PageOf,
-  ReplayResultResource,
-  Text,
-  Timestamp,
-  WebhookDeliveryResource,
-} from "@points/domain"
+import { Limits, PageOf, ReplayResultResource, Timestamp, WebhookDeliveryResource } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
 import { IdempotencyKeyHeader } from "../idempotency-header.js"
-import { PagingQuery, PathId, queryParams } from "../query.js"
+import { IdText, PathId, pagingQuery, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 /**
@@ -23,7 +16,7 @@ export const ReplayBody = Schema.Struct({
   since: Schema.optional(Timestamp),
   until: Schema.optional(Timestamp),
   event_ids: Schema.optional(
-    boundedArray(Text, {
+    boundedArray(IdText, {
       min: 1,
       max: Limits.replayEventIdsMax,
       message: `must name 1 to ${Limits.replayEventIdsMax} events`,
@@ -33,12 +26,15 @@ export const ReplayBody = Schema.Struct({
 
 const endpointPath = Schema.Struct({ endpoint_id: PathId })
 
+/** Query of List deliveries: paging only. */
+export const WebhookDeliveriesQuery = pagingQuery("webhook_deliveries")
+
 /** What became of the webhooks sent to an endpoint, and sending them again. */
 export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries")
   .add(
     HttpApiEndpoint.get("listDeliveries", "/api/webhooks/endpoints/:endpoint_id/deliveries")
       .setPath(endpointPath)
-      .setUrlParams(queryParams(PagingQuery))
+      .setUrlParams(queryParams(WebhookDeliveriesQuery))
       .addSuccess(PageOf(WebhookDeliveryResource))
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),

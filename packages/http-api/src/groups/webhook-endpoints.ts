@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { boundedArray, jsonBody } from "../body.js"
 import { IdempotencyKeyHeader } from "../idempotency-header.js"
-import { PagingQuery, PathId, queryParams } from "../query.js"
+import { PathId, pagingQuery, queryParams } from "../query.js"
 import { Authentication } from "../security.js"
 
 const EventTypes = boundedArray(WebhookEndpoint.PublicEventType, {
@@ -38,6 +38,9 @@ export const UpdateWebhookEndpointBody = Schema.Struct({
 
 const endpointPath = Schema.Struct({ endpoint_id: PathId })
 
+/** Query of List webhook endpoints: paging only. */
+export const WebhookEndpointsQuery = pagingQuery("webhook_endpoints")
+
 /** A partner's webhook endpoints; the signing secret is answered by create and rotate-secret only. */
 export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   .add(
@@ -51,7 +54,7 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   )
   .add(
     HttpApiEndpoint.get("listWebhookEndpoints", "/api/webhooks/endpoints")
-      .setUrlParams(queryParams(PagingQuery))
+      .setUrlParams(queryParams(WebhookEndpointsQuery))
       .addSuccess(PageOf(WebhookEndpointResource))
       .addError(ErrorAt[400]),
   )

@@ -86,10 +86,12 @@ const toResource = (row: CredentialDatabaseRow): CredentialResource => ({
 /** A page of a partner's client credentials (revoked ones included), oldest first; never a secret hash. */
 export const listCredentials = (partnerId: string, request: PageRequest = {}) =>
   selectPage({
+    list: "clients",
     table: "client_credentials",
     columns: "client_id, name, status, created_at, updated_at",
     key: "client_id",
-    filters: [equals("partner_id", partnerId)],
+    scope: [equals("partner_id", partnerId)],
+    filters: [],
     request,
     keyOf: (row: CredentialDatabaseRow) => row.client_id,
     toResource,

@@ -3,7 +3,6 @@ export * from "./inline-projection-live.js"
 export {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
-  encodeCursor,
   MAX_PAGE_LIMIT,
   type PageRequest,
   pageLimit,

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { InvalidParams } from "@points/domain"
-import { Effect } from "effect"
+import { type CursorList, cursorKey, encodeCursor, InvalidParams } from "@points/domain"
+import { Effect, Option } from "effect"
 import type { Page } from "./resources.js"
 
 /** The page size when the client names none. */
@@ -15,25 +15,20 @@ export interface PageRequest {
   readonly cursor?: string | undefined
 }
 
-// Any version, lowercase: every key a cursor can carry is one of our ids.
+// Any version, lowercase: every id the platform issues.
 const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** True when the text is a lowercase UUID; anything else names no row, and must not reach a `::uuid` cast. */
 export const isUuid = (text: string): boolean => uuidShape.test(text)
 
-/** The opaque cursor of the page after the row with this key. */
-export const encodeCursor = (key: string): string => Buffer.from(key, "utf8").toString("base64url")
-
 const invalidCursor = new InvalidParams({ field: "cursor", problem: "is not a valid cursor" })
 
-/** The key a cursor continues after; GH1006 unless it is exactly a cursor this module made. */
-export const decodeCursor = (cursor: string): Effect.Effect<string, InvalidParams> => {
-  // Bounded before decoding: a cursor is 48 characters; anything much longer is not one.
-  if (cursor.length > 64) return Effect.fail(invalidCursor)
-  const key = Buffer.from(cursor, "base64url").toString("utf8")
-  // Base64 decoding is lenient (it skips bad characters), so only a cursor that re-encodes to itself is ours.
-  return isUuid(key) && encodeCursor(key) === cursor ? Effect.succeed(key) : Effect.fail(invalidCursor)
-}
+/** The key a cursor of that list continues after; GH1006 unless it is exactly a cursor of that list. */
+export const decodeCursor = (list: CursorList, cursor: string): Effect.Effect<string, InvalidParams> =>
+  Option.match(cursorKey(list, cursor), {
+    onNone: () => Effect.fail(invalidCursor),
+    onSome: (key) => Effect.succeed(key),
+  })
 
 /** The page size asked for: 1..100, 20 when absent; GH1006 otherwise. */
 export const pageLimit = (limit: number | undefined): Effect.Effect<number, InvalidParams> => {
@@ -45,34 +40,30 @@ export const pageLimit = (limit: number | undefined): Effect.Effect<number, Inva
       )
 }
 
-/** One filter of a list query: its SQL given the placeholder of its value, or a constant condition. */
-export type Filter =
-  | { readonly sql: (placeholder: string) => string; readonly value: unknown }
-  | { readonly sql: () => string }
+/** Adds a value to the statement and gives its placeholder (`$n`). */
+export type Bind = (value: unknown) => string
+
+/** One condition of a list query, its values bound as parameters. */
+export type Filter = (bind: Bind) => string
 
 /** A filter `column = value`. */
-export const equals = (column: string, value: unknown): Filter => ({
-  sql: (placeholder) => `${column} = ${placeholder}`,
-  value,
-})
+export const equals =
+  (column: string, value: unknown): Filter =>
+  (bind) =>
+    `${column} = ${bind(value)}`
+
+const nothing: Filter = () => "FALSE"
 
 /** A filter `column = value` on a uuid column: a value that is no UUID names no row (and is never cast). */
 export const uuidEquals = (column: string, value: string): Filter =>
-  isUuid(value) ? equals(column, value) : { sql: () => "FALSE" }
+  isUuid(value) ? equals(column, value) : nothing
 
 /** A filter `column = value` on a text column: a value with a NUL names no row (PostgreSQL refuses NUL). */
 export const textEquals = (column: string, value: string): Filter =>
-  value.includes("\u0000") ? { sql: () => "FALSE" } : equals(column, value)
+  value.includes("\u0000") ? nothing : equals(column, value)
 
-const toWhere = (filters: ReadonlyArray<Filter>) => {
-  const values: Array<unknown> = []
-  const conditions = filters.map((filter) => {
-    if (!("value" in filter)) return filter.sql()
-    values.push(filter.value)
-    return filter.sql(`$${values.length}`)
-  })
-  return { where: conditions.length === 0 ? "TRUE" : conditions.join(" AND "), values }
-}
+const allOf = (filters: ReadonlyArray<Filter>, bind: Bind) =>
+  filters.length === 0 ? "TRUE" : filters.map((filter) => filter(bind)).join(" AND ")
 
 /**
  * Reads one page of a table by keyset on its uuid key (UUID v7, so creation order; newest first when
@@ -82,10 +73,15 @@ const toWhere = (filters: ReadonlyArray<Filter>) => {
  * must select `key` as it is: ORDER BY would otherwise sort by an alias of that name.
  */
 export const selectPage = <Row, A>(options: {
+  /** The list the cursors name: a cursor of another list is refused. */
+  readonly list: CursorList
   readonly table: string
   readonly columns: string
   readonly key: string
+  /** What the client asked for, beside `scope`. */
   readonly filters: ReadonlyArray<Filter>
+  /** The rows the caller may see at all (its partner's): also where the cursor's row is looked up. */
+  readonly scope: ReadonlyArray<Filter>
   readonly request: PageRequest
   readonly keyOf: (row: Row) => string
   readonly toResource: (row: Row) => A
@@ -98,14 +94,19 @@ export const selectPage = <Row, A>(options: {
 }) =>
   Effect.gen(function* () {
     const limit = yield* pageLimit(options.request.limit)
-    const after = options.request.cursor === undefined ? null : yield* decodeCursor(options.request.cursor)
+    const after =
+      options.request.cursor === undefined ? null : yield* decodeCursor(options.list, options.request.cursor)
     const descending = options.descending === true
     const order = options.orderBy ?? options.key
-    const filters =
-      after === null
-        ? options.filters
-        : [...options.filters, keyAfter(options.table, options.key, order, after, descending)]
-    const { where, values } = toWhere(filters)
+    const filters = [...options.scope, ...options.filters]
+    const values: Array<unknown> = []
+    const where = allOf(
+      after === null ? filters : [...filters, keyAfter(options, order, after, descending)],
+      (value) => {
+        values.push(value)
+        return `$${values.length}`
+      },
+    )
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.unsafe<Row & object>(
       `SELECT ${options.columns} FROM ${options.table}
@@ -117,14 +118,24 @@ export const selectPage = <Row, A>(options: {
     const last = page.at(-1)
     return {
       data: page.map(options.toResource),
-      next_cursor: rows.length > limit && last !== undefined ? encodeCursor(options.keyOf(last)) : null,
+      next_cursor:
+        rows.length > limit && last !== undefined ? encodeCursor(options.list, options.keyOf(last)) : null,
     } satisfies Page<A>
   })
 
-const keyAfter = (table: string, key: string, order: string, after: string, descending: boolean): Filter => ({
-  sql: (placeholder) =>
-    order === key
-      ? `${key} ${descending ? "<" : ">"} ${placeholder}::uuid`
-      : `${order} ${descending ? "<" : ">"} (SELECT ${order} FROM ${table} WHERE ${key} = ${placeholder}::uuid)`,
-  value: after,
-})
+// After the cursor's row: by key, or by the order column's value at that row, looked up within the scope
+// (a cursor naming a row of another partner starts nowhere: an empty page).
+const keyAfter =
+  (
+    options: { readonly table: string; readonly key: string; readonly scope: ReadonlyArray<Filter> },
+    order: string,
+    after: string,
+    descending: boolean,
+  ): Filter =>
+  (bind) => {
+    const than = descending ? "<" : ">"
+    const row = `${bind(after)}::uuid`
+    return order === options.key
+      ? `${options.key} ${than} ${row}`
+      : `${order} ${than} (SELECT ${order} FROM ${options.table} WHERE ${options.key} = ${row} AND ${allOf(options.scope, bind)})`
+  }

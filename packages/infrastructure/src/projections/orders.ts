@@ -135,11 +135,12 @@ export interface FindOrdersRequest extends PageRequest {
 /** A page of a partner's orders, oldest first, optionally of one reference id, one user and/or one status. */
 export const findOrders = (partnerId: string, request: FindOrdersRequest) =>
   selectPage({
+    list: "orders",
     table: "orders",
     columns,
     key: "id",
+    scope: [equals("partner_id", partnerId)],
     filters: [
-      equals("partner_id", partnerId),
       ...(request.reference_id === undefined ? [] : [textEquals("reference_id", request.reference_id)]),
       ...(request.user_id === undefined ? [] : [uuidEquals("user_id", request.user_id)]),
       ...(request.status === undefined ? [] : [equals("status", request.status)]),

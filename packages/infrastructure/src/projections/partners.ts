@@ -60,9 +60,11 @@ export const getPartner = (partnerId: string) =>
 /** A page of every partner, oldest first: the admin API's list, the one query not scoped to a partner. */
 export const listPartners = (request: PageRequest) =>
   selectPage({
+    list: "partners",
     table: "partners",
     columns: "id, name, created_at",
     key: "id",
+    scope: [],
     filters: [],
     request,
     keyOf: (row: PartnerDatabaseRow) => row.id,

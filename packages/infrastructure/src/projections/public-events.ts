@@ -88,19 +88,20 @@ export interface ListPublicEventsRequest extends PageRequest {
   readonly since?: Date | undefined
 }
 
-const occurredSince = (since: Date): Filter => ({
-  sql: (placeholder) => `occurred_at >= ${placeholder}::timestamptz`,
-  value: since.toISOString(),
-})
+const occurredSince =
+  (since: Date): Filter =>
+  (bind) =>
+    `occurred_at >= ${bind(since.toISOString())}::timestamptz`
 
 /** A page of a partner's public events, oldest first, optionally of one type and/or since an instant. */
 export const listPublicEvents = (partnerId: string, request: ListPublicEventsRequest) =>
   selectPage({
+    list: "events",
     table: "public_events",
     columns,
     key: "id",
+    scope: [equals("partner_id", partnerId)],
     filters: [
-      equals("partner_id", partnerId),
       ...(request.type === undefined ? [] : [equals("type", request.type)]),
       ...(request.since === undefined ? [] : [occurredSince(request.since)]),
     ],

@@ -194,12 +194,13 @@ export interface FindTransactionsRequest extends PageRequest {
  */
 export const findTransactions = (partnerId: string, request: FindTransactionsRequest) =>
   selectPage({
+    list: "transactions",
     table: "points_transactions",
     columns,
     key: "id",
     orderBy: "global_position",
+    scope: [equals("partner_id", partnerId)],
     filters: [
-      equals("partner_id", partnerId),
       ...(request.reference_id === undefined ? [] : [textEquals("reference_id", request.reference_id)]),
       ...(request.user_id === undefined ? [] : [uuidEquals("user_id", request.user_id)]),
     ],

@@ -124,11 +124,12 @@ export interface FindUsersRequest extends PageRequest {
 /** A page of a partner's users, oldest first, optionally only those with a `partner_user_id`. */
 export const findUsers = (partnerId: string, request: FindUsersRequest) =>
   selectPage({
+    list: "users",
     table: "users",
     columns,
     key: "id",
+    scope: [equals("partner_id", partnerId)],
     filters: [
-      equals("partner_id", partnerId),
       ...(request.partner_user_id === undefined
         ? []
         : [textEquals("partner_user_id", request.partner_user_id)]),

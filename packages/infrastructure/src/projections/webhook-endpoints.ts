@@ -132,10 +132,12 @@ export const getWebhookEndpoint = (partnerId: string, endpointId: string) =>
 /** A page of a partner's webhook endpoints, oldest first. */
 export const listWebhookEndpoints = (partnerId: string, request: PageRequest) =>
   selectPage({
+    list: "webhook_endpoints",
     table: "webhook_endpoints",
     columns,
     key: "id",
-    filters: [equals("partner_id", partnerId)],
+    scope: [equals("partner_id", partnerId)],
+    filters: [],
     request,
     keyOf: (row: WebhookEndpointDatabaseRow) => row.id,
     toResource,

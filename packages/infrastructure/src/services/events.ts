@@ -1,4 +1,4 @@
-import { InvalidParams, instantOf, timestampProblem, WebhookEndpoint } from "@points/domain"
+import { InvalidParams, millisecondBoundOf, timestampProblem, WebhookEndpoint } from "@points/domain"
 import { Effect, Schema } from "effect"
 import { getPublicEvent, listPublicEvents } from "../projections/public-events.js"
 import type { RequestContext } from "./request-context.js"
@@ -6,7 +6,7 @@ import type { RequestContext } from "./request-context.js"
 const isPublicEventType = Schema.is(WebhookEndpoint.PublicEventType)
 
 const sinceInstant = (since: string): Effect.Effect<Date, InvalidParams> => {
-  const instant = instantOf(since)
+  const instant = millisecondBoundOf(since)
   return instant !== null
     ? Effect.succeed(instant)
     : Effect.fail(new InvalidParams({ field: "since", problem: timestampProblem(since) ?? "is invalid" }))

@@ -1,4 +1,4 @@
-import { InvalidParams, instantOf, Limits, ResourceNotFound, timestampProblem } from "@points/domain"
+import { InvalidParams, Limits, millisecondBoundOf, ResourceNotFound, timestampProblem } from "@points/domain"
 import { Effect } from "effect"
 import { isUuid, type PageRequest } from "../projections/keyset-page.js"
 import { getWebhookEndpoint } from "../projections/webhook-endpoints.js"
@@ -25,7 +25,7 @@ export interface ReplayRequest {
 
 const timestampOf = (field: string, text: string | undefined): Effect.Effect<Date | null, InvalidParams> => {
   if (text === undefined) return Effect.succeed(null)
-  const at = instantOf(text)
+  const at = millisecondBoundOf(text)
   return at !== null
     ? Effect.succeed(at)
     : Effect.fail(new InvalidParams({ field, problem: timestampProblem(text) ?? "is invalid" }))

@@ -29,11 +29,13 @@ const toResource = (row: DeliveryRow): WebhookDeliveryResource => ({
 /** A page of an endpoint's delivery attempts, newest first (the caller checks the endpoint is the partner's). */
 export const selectDeliveriesPage = (partnerId: string, endpointId: string, request: PageRequest) =>
   selectPage({
+    list: "webhook_deliveries",
     table: "webhook_deliveries",
     columns:
       "id, event_id, attempt, status, response_status, duration_ms, error, attempted_at, next_attempt_at",
     key: "id",
-    filters: [equals("partner_id", partnerId), equals("endpoint_id", endpointId)],
+    scope: [equals("partner_id", partnerId), equals("endpoint_id", endpointId)],
+    filters: [],
     request,
     keyOf: (row: DeliveryRow) => row.id,
     toResource,

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { InvalidParams, type PartnerId } from "@points/domain"
+import { encodeCursor, InvalidParams, type PartnerId } from "@points/domain"
 import { Effect } from "effect"
-import { encodeCursor, findTransactions, findUsers, type Page, type UserResource } from "../../src/index.js"
+import { findTransactions, findUsers, type Page, type UserResource } from "../../src/index.js"
 import { activeUser, addPoints, projectionDatabase, registerPartner, registerUser } from "./commands.js"
 
 /** Follows next_cursor to the end (at most 50 pages), returning every page. */
@@ -98,6 +98,27 @@ layer(projectionDatabase())("keyset pagination", (it) => {
     }),
   )
 
+  it.effect("a transactions cursor naming another partner's transaction starts nowhere (an empty page)", () =>
+    Effect.gen(function* () {
+      const partnerId = yield* registerPartner()
+      const other = yield* registerPartner()
+      const userId = yield* activeUser(partnerId)
+      const otherUser = yield* activeUser(other)
+      yield* addPoints(other, otherUser, 1)
+      for (let n = 0; n < 3; n++) yield* addPoints(partnerId, userId, 1)
+      yield* addPoints(other, otherUser, 1)
+      const theirs = (yield* findTransactions(other, {})).data
+      expect(theirs).toHaveLength(2)
+      // Their first transaction lies before all of ours in the log: read by its position, it would list ours.
+      const cursor = encodeCursor("transactions", theirs[0]?.id ?? "")
+      expect((yield* findTransactions(partnerId, { cursor })).data).toEqual([])
+      // Our own cursor still works.
+      const first = yield* findTransactions(partnerId, { limit: 1 })
+      const rest = yield* findTransactions(partnerId, { cursor: first.next_cursor ?? "" })
+      expect(rest.data).toHaveLength(2)
+    }),
+  )
+
   describe("bad requests are GH1006 naming the parameter", () => {
     it.effect("a cursor that is not one of ours", () =>
       Effect.gen(function* () {
@@ -107,7 +128,11 @@ layer(projectionDatabase())("keyset pagination", (it) => {
         for (const cursor of [
           "garbage",
           "",
-          encodeCursor("not-a-uuid"),
+          encodeCursor("users", "not-a-uuid"),
+          // A cursor of another list, of a row that exists: it would start this list at an arbitrary place.
+          encodeCursor("transactions", (yield* findUsers(partnerId, { limit: 1 })).data[0]?.id ?? ""),
+          // The same bytes written with padding.
+          `${valid}==`,
           `${valid}!`,
           `${valid}A`,
           "x".repeat(500),
