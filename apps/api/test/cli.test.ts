@@ -156,6 +156,8 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
         Effect.gen(function* () {
           const partner = jsonOf(yield* admin("partners", "create", "--name", "Rebuilt Ltd", "--json"))
           const before = jsonOf(yield* admin("partners", "show", partner.id, "--json"))
+          // An id in upper case names the same partner, as in the admin API.
+          expect(jsonOf(yield* admin("partners", "show", partner.id.toUpperCase(), "--json"))).toEqual(before)
           const rebuilt = jsonOf(yield* admin("projections", "rebuild", "--batch-size", "2", "--json"))
           expect(rebuilt.events).toBeGreaterThanOrEqual(1)
           expect(rebuilt.rows.partners).toBeGreaterThanOrEqual(1)

@@ -1,5 +1,5 @@
 import { Args, Options } from "@effect/cli"
-import { DisplayName, GracePeriodSeconds, InvalidParams } from "@points/domain"
+import { DisplayName, GracePeriodSeconds, InvalidParams, idAsIssued } from "@points/domain"
 import { Effect, ParseResult, Schema } from "effect"
 
 /** `--json`: machine output (JSON on stdout) instead of the human-readable one. */
@@ -17,12 +17,16 @@ export const cursor = Options.text("cursor").pipe(
   Options.optional,
 )
 
-/** `<partner_id>`. */
-export const partnerId = Args.text({ name: "partner_id" }).pipe(Args.withDescription("The partner's id."))
+/** `<partner_id>` (a UUID in any letter case, as the admin API takes it). */
+export const partnerId = Args.text({ name: "partner_id" }).pipe(
+  Args.withDescription("The partner's id."),
+  Args.map(idAsIssued),
+)
 
-/** `<client_id>`. */
+/** `<client_id>` (a UUID in any letter case, as the admin API takes it). */
 export const clientId = Args.text({ name: "client_id" }).pipe(
   Args.withDescription("The credential's client id."),
+  Args.map(idAsIssued),
 )
 
 /**
