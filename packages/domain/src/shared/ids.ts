@@ -51,6 +51,10 @@ export type SigningSecretId = typeof SigningSecretId.Type
 export const isUuidV7 = (value: string): boolean => uuidV7.test(value)
 
 const uuidAnyCase = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const uuidLowerCase = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** True when the text is a UUID of any version in lower case, as every id the platform issues is written. */
+export const isUuid = (value: string): boolean => uuidLowerCase.test(value)
 
 /**
  * An id as the platform issues it: a UUID written in upper or mixed case is the same id in lower case (RFC 9562

@@ -1,4 +1,5 @@
 import { Either, Encoding, Option } from "effect"
+import { isUuid } from "./ids.js"
 
 /** The lists a client pages through; a cursor names the one it belongs to. */
 export type CursorList =
@@ -10,9 +11,6 @@ export type CursorList =
   | "webhook_deliveries"
   | "partners"
   | "clients"
-
-// Any UUID version, lower case: every key a cursor carries is an id the platform issued.
-const uuidKey = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 // A cursor is a few dozen characters; anything much longer is refused before it is decoded.
 const MAX_CURSOR_LENGTH = 96
@@ -32,7 +30,7 @@ export const cursorKey = (list: CursorList, cursor: string): Option.Option<strin
     onRight: (text) => {
       const key = text.startsWith(`${list}:`) ? text.slice(list.length + 1) : ""
       // Only the exact text this module makes: decoders accept padding and other spellings of the same bytes.
-      return uuidKey.test(key) && encodeCursor(list, key) === cursor ? Option.some(key) : Option.none()
+      return isUuid(key) && encodeCursor(list, key) === cursor ? Option.some(key) : Option.none()
     },
   })
 }

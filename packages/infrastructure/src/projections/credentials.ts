@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { ClientCredential } from "@points/domain"
+import { isUuid } from "@points/domain"
 import { Effect, Option } from "effect"
-import { equals, isUuid, type PageRequest, selectPage } from "./keyset-page.js"
+import { equals, type PageRequest, selectPage } from "./keyset-page.js"
 import type { CredentialResource } from "./resources.js"
 import { isoFromDatabase, isoOf } from "./row-batches.js"
 

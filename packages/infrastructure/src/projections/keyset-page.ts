@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type CursorList, cursorKey, encodeCursor, InvalidParams } from "@points/domain"
+import { type CursorList, cursorKey, encodeCursor, InvalidParams, isUuid } from "@points/domain"
 import { Effect, Option } from "effect"
 import type { Page } from "./resources.js"
 
@@ -14,12 +14,6 @@ export interface PageRequest {
   readonly limit?: number | undefined
   readonly cursor?: string | undefined
 }
-
-// Any version, lowercase: every id the platform issues.
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-/** True when the text is a lowercase UUID; anything else names no row, and must not reach a `::uuid` cast. */
-export const isUuid = (text: string): boolean => uuidShape.test(text)
 
 const invalidCursor = new InvalidParams({ field: "cursor", problem: "is not a valid cursor" })
 

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { type Partner, ResourceNotFound } from "@points/domain"
+import { isUuid, type Partner, ResourceNotFound } from "@points/domain"
 import { Effect } from "effect"
-import { isUuid, type PageRequest, selectPage } from "./keyset-page.js"
+import { type PageRequest, selectPage } from "./keyset-page.js"
 import type { PartnerResource } from "./resources.js"
 import { isoFromDatabase, isoOf } from "./row-batches.js"
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
+import { isUuid } from "@points/domain"
 import { Effect, Option } from "effect"
-import { isUuid } from "./keyset-page.js"
 
 /**
  * One partner's row of a read-model table by its id, or none: another partner's row and a malformed id are

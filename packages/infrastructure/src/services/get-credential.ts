@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { type CredentialResource, ResourceNotFound } from "@points/domain"
+import { type CredentialResource, isUuid, ResourceNotFound } from "@points/domain"
 import { Effect } from "effect"
-import { isUuid } from "../projections/keyset-page.js"
 
 interface CredentialDatabaseRow {
   readonly client_id: string

@@ -1,6 +1,13 @@
-import { InvalidParams, Limits, millisecondBoundOf, ResourceNotFound, timestampProblem } from "@points/domain"
+import {
+  InvalidParams,
+  isUuid,
+  Limits,
+  millisecondBoundOf,
+  ResourceNotFound,
+  timestampProblem,
+} from "@points/domain"
 import { Effect } from "effect"
-import { isUuid, type PageRequest } from "../projections/keyset-page.js"
+import type { PageRequest } from "../projections/keyset-page.js"
 import { getWebhookEndpoint } from "../projections/webhook-endpoints.js"
 import { selectDeliveriesPage } from "../webhooks/deliveries-page.js"
 import {
