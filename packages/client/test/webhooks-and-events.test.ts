@@ -123,6 +123,9 @@ describe("The Points client, for webhooks and events", () => {
         client.listEvents({ since: "31/01/2025" }),
         client.listWebhookDeliveries("e-1", { limit: 0 }),
         client.getWebhookEndpoint(".."),
+        // A cursor of another list: the server would refuse it too.
+        client.listWebhookDeliveries("e-1", { cursor }),
+        client.listEvents({ cursor: "not-a-cursor" }),
       ]
       const refusals = yield* Effect.all(calls.map((call) => Effect.flip(call)))
       for (const refusal of refusals) expect(refusal).toBeInstanceOf(InvalidRequest)
