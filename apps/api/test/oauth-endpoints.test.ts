@@ -188,6 +188,31 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     }),
   )
 
+  it.effect(
+    "revoking another client's token is 400 GH1006 and leaves it valid; an unknown token is 200",
+    () =>
+      Effect.gen(function* () {
+        const owner = yield* newPartner()
+        const other = yield* newPartner("Other")
+        const credentials = { client_id: other.clientId, client_secret: other.clientSecret }
+        const refused = yield* call("POST", REVOKE, form({ ...credentials, token: owner.token }))
+        expect(refused.status, refused.text).toBe(400)
+        expect(refused.body.errors[0]).toMatchObject({
+          code: "GH1006",
+          message: "token was not issued to this client",
+        })
+        expect(refused.body.error).toBe("invalid_request")
+        expectNoStore(refused)
+        expect((yield* call("GET", "/api/users", { token: owner.token })).status).toBe(200)
+        const unknown = yield* call(
+          "POST",
+          REVOKE,
+          form({ ...credentials, token: `pos_at_${"C".repeat(43)}` }),
+        )
+        expect(unknown.status, unknown.text).toBe(200)
+      }),
+  )
+
   it.effect("every answer of both endpoints carries Cache-Control: no-store and Pragma: no-cache", () =>
     Effect.gen(function* () {
       const { clientId, clientSecret } = yield* newPartner()

@@ -1,24 +1,31 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import type { InvalidClientCredentials } from "@points/domain"
+import { type InvalidClientCredentials, InvalidParams } from "@points/domain"
 import { Effect } from "effect"
 import { accessTokenHash } from "./access-token.js"
 import { authenticateClient } from "./authenticate-client.js"
 
 /**
  * Revoke Token (RFC 7009): the client authenticates as for Create Token (GH1001 otherwise) and revokes one of
- * its own tokens. An unknown token, one already revoked, or another client's token is a success that changes
- * nothing (2.2: the client learns nothing about tokens it does not hold).
+ * its own tokens. An unknown token, or one already revoked, is a success that changes nothing (2.2). Another
+ * client's token is refused (2.1: GH1006 naming `token`) and stays valid: a success would tell the caller it
+ * was revoked when it was not. That says no more than the token itself would, used as a bearer.
  */
 export const revokeToken = (input: {
   readonly client_id: string
   readonly client_secret: string
   readonly token: string
-}): Effect.Effect<void, InvalidClientCredentials | SqlError.SqlError, SqlClient.SqlClient> =>
+}): Effect.Effect<void, InvalidClientCredentials | InvalidParams | SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const client = yield* authenticateClient(input.client_id, input.client_secret)
     const sql = yield* SqlClient.SqlClient
-    yield* sql`
-      UPDATE access_tokens SET revoked_at = now()
-      WHERE token_hash = ${accessTokenHash(input.token)} AND client_id = ${client.clientId}
-        AND revoked_at IS NULL`
+    const hash = accessTokenHash(input.token)
+    const holders = yield* sql<{ readonly client_id: string }>`
+      WITH revoked AS (
+        UPDATE access_tokens SET revoked_at = now()
+        WHERE token_hash = ${hash} AND client_id = ${client.clientId} AND revoked_at IS NULL
+      )
+      SELECT client_id::text AS client_id FROM access_tokens WHERE token_hash = ${hash}`
+    if (holders.some((holder) => holder.client_id !== client.clientId)) {
+      return yield* new InvalidParams({ field: "token", problem: "was not issued to this client" })
+    }
   }).pipe(Effect.withSpan("auth.revokeToken"))

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
+import { InvalidParams } from "@points/domain"
 import { Duration, Effect, Schedule } from "effect"
 import {
   accessTokenHash,
@@ -128,23 +129,27 @@ layer(serviceDatabase({ poolSize: 12 }), { excludeTestServices: true })("access 
   })
 
   describe("revokeToken (RFC 7009)", () => {
-    it.effect("revokes the client's own token; unknown or other clients' tokens are a no-op success", () =>
-      Effect.gen(function* () {
-        const owner = yield* newClient
-        const other = yield* newClient
-        const token = yield* issueToken(owner.credentials, ttl)
-        const kept = yield* issueToken(owner.credentials, ttl)
-        // Another client's attempt succeeds and changes nothing.
-        yield* revokeToken({ ...other.credentials, token: token.access_token })
-        expect((yield* authenticateBearer(token.access_token)).tokenId).toBe(token.token_id)
-        yield* revokeToken({ ...owner.credentials, token: `pos_at_${"B".repeat(43)}` })
-        yield* revokeToken({ ...owner.credentials, token: "garbage" })
-        yield* revokeToken({ ...owner.credentials, token: token.access_token })
-        invalidToken("revoked")(yield* Effect.flip(authenticateBearer(token.access_token)))
-        // Revoking again is still a success.
-        yield* revokeToken({ ...owner.credentials, token: token.access_token })
-        expect((yield* authenticateBearer(kept.access_token)).tokenId).toBe(kept.token_id)
-      }),
+    it.effect(
+      "revokes the client's own token; unknown ones are a no-op success, another client's refused",
+      () =>
+        Effect.gen(function* () {
+          const owner = yield* newClient
+          const other = yield* newClient
+          const token = yield* issueToken(owner.credentials, ttl)
+          const kept = yield* issueToken(owner.credentials, ttl)
+          // Another client's attempt is refused (RFC 7009 2.1) and changes nothing.
+          const refused = yield* Effect.flip(revokeToken({ ...other.credentials, token: token.access_token }))
+          expect(refused).toBeInstanceOf(InvalidParams)
+          expect(refused).toMatchObject({ field: "token", problem: "was not issued to this client" })
+          expect((yield* authenticateBearer(token.access_token)).tokenId).toBe(token.token_id)
+          yield* revokeToken({ ...owner.credentials, token: `pos_at_${"B".repeat(43)}` })
+          yield* revokeToken({ ...owner.credentials, token: "garbage" })
+          yield* revokeToken({ ...owner.credentials, token: token.access_token })
+          invalidToken("revoked")(yield* Effect.flip(authenticateBearer(token.access_token)))
+          // Revoking again is still a success.
+          yield* revokeToken({ ...owner.credentials, token: token.access_token })
+          expect((yield* authenticateBearer(kept.access_token)).tokenId).toBe(kept.token_id)
+        }),
     )
 
     it.effect("a bad client is GH1001 and revokes nothing", () =>
