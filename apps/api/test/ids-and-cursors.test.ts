@@ -44,8 +44,20 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("Ids 
         expect(order.body.user_id).toBe(userId)
         const orders = yield* call("GET", `/api/orders?user_id=${upper(userId)}`, { token })
         expect(orders.body.data.map((found: { id: string }) => found.id)).toEqual([order.body.id])
-        const cancelled = yield* call("POST", `/api/orders/${upper(order.body.id)}/cancel`, { token })
+        const cancelKey = { "idempotency-key": `cancel-${userId}` }
+        const cancelled = yield* call("POST", `/api/orders/${upper(order.body.id)}/cancel`, {
+          token,
+          headers: cancelKey,
+        })
         expect(cancelled.status).toBe(200)
+        // The same request under the same key, its id written another way: replayed, not "path differs".
+        const orderId: string = order.body.id
+        for (const written of [orderId, `%${orderId.charCodeAt(0).toString(16)}${orderId.slice(1)}`]) {
+          const again = yield* call("POST", `/api/orders/${written}/cancel`, { token, headers: cancelKey })
+          expect(again.status, again.text).toBe(200)
+          expect(again.headers.get("idempotent-replayed")).toBe("true")
+          expect(again.body).toEqual(cancelled.body)
+        }
 
         const events = yield* call("GET", "/api/events?limit=1", { token })
         const eventId: string = events.body.data[0].id

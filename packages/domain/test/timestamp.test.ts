@@ -13,6 +13,8 @@ describe("A request's timestamp", () => {
     expect(instantOf("2025-01-31t12:00:00z")?.toISOString()).toBe("2025-01-31T12:00:00.000Z")
     expect(instantOf("2025-01-31T12:00:00.123456789+05:30")?.toISOString()).toBe("2025-01-31T06:30:00.123Z")
     expect(instantOf("2024-02-29T23:00:00-02:00")?.toISOString()).toBe("2024-03-01T01:00:00.000Z")
+    // ISO 8601 sets no limit on a fraction's digits.
+    expect(instantOf("2025-01-31T12:00:00.8760000000000Z")?.toISOString()).toBe("2025-01-31T12:00:00.876Z")
   })
 
   it("as a bound on millisecond timestamps, is the first millisecond at or after its instant", () => {
@@ -20,6 +22,7 @@ describe("A request's timestamp", () => {
     expect(bound("2025-01-31T12:00:00.9581Z")).toBe("2025-01-31T12:00:00.959Z")
     expect(bound("2025-01-31T12:00:00.958000001+01:00")).toBe("2025-01-31T11:00:00.959Z")
     expect(bound("2025-01-31T12:00:59.9999Z")).toBe("2025-01-31T12:01:00.000Z")
+    expect(bound("2025-01-31T12:00:00.9580000000001Z")).toBe("2025-01-31T12:00:00.959Z")
     // Exactly on a millisecond (zeros past it included), it is that millisecond.
     expect(bound("2025-01-31T12:00:00.958000Z")).toBe("2025-01-31T12:00:00.958Z")
     expect(bound("2025-01-31T12:00Z")).toBe("2025-01-31T12:00:00.000Z")

@@ -6,7 +6,7 @@ const limitProblem = "must be an integer from 1 to 100"
 
 /**
  * `limit`: 1..100 (default 20 when absent), from the query string, written as a plain decimal integer
- * (`0x10`, `1e1`, ` 5` or `5.0` are refused, not read as numbers).
+ * (`0x10`, `1e1`, ` 5` or `5.0` are refused, not read as numbers; leading zeros are read as they are).
  */
 export const Limit = Schema.transformOrFail(
   Schema.String.annotations({
@@ -23,7 +23,8 @@ export const Limit = Schema.transformOrFail(
   {
     strict: true,
     decode: (text, _, ast) => {
-      const limit = /^[0-9]{1,3}$/.test(text) ? Number(text) : 0
+      // Leading zeros are the same number (`005`, `0100`); a text this long is none of 1..100 anyway.
+      const limit = /^[0-9]{1,12}$/.test(text) ? Number(text) : 0
       return limit >= 1 && limit <= 100
         ? ParseResult.succeed(limit)
         : ParseResult.fail(new ParseResult.Type(ast, text, limitProblem))

@@ -132,10 +132,24 @@ describe("A bounded array", () => {
 
 describe("Query parameters", () => {
   it("take a limit written as a plain decimal integer from 1 to 100", () => {
-    for (const limit of ["1", "20", "100", "007"]) {
+    for (const limit of ["1", "20", "100", "007", "0005", "0100", "000000000100"]) {
       expect(Schema.decodeUnknownSync(orders)({ limit })).toEqual({ limit: Number(limit) })
     }
-    for (const limit of ["abc", "0", "101", "0x10", "1e1", "5.0", " 5", "+5", "-1", "", "1000000"]) {
+    for (const limit of [
+      "abc",
+      "0",
+      "0000",
+      "0101",
+      "101",
+      "0x10",
+      "1e1",
+      "5.0",
+      " 5",
+      "+5",
+      "-1",
+      "",
+      "1000000",
+    ]) {
       expect(refusal(orders, { limit }), limit).toEqual(["limit must be an integer from 1 to 100"])
     }
     expect(Schema.encodeSync(Limit)(42)).toBe("42")

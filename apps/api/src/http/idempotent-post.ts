@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { IdempotencyKey, type PartnerId } from "@points/domain"
+import { IdempotencyKey, idAsIssued, type PartnerId } from "@points/domain"
 import { ApiError, CurrentPrincipal } from "@points/http-api"
 import {
   type AnyUnitPlan,
@@ -49,6 +49,21 @@ const canonical = (value: unknown): string => {
   }
   return JSON.stringify(value)
 }
+
+// The path as the router reads it: each segment percent-decoded, a UUID in any case as the id it names (the
+// contract's paths vary only by ids), then written one way. `/api/orders/%30…/cancel` and the same id in
+// upper case are one request, not a different path under the same key.
+const pathFingerprint = (path: string) =>
+  path
+    .split("/")
+    .map((segment) => {
+      try {
+        return encodeURIComponent(idAsIssued(decodeURIComponent(segment)))
+      } catch {
+        return segment
+      }
+    })
+    .join("/")
 
 const bodyDigest = (text: string) => {
   let normal = text
@@ -116,8 +131,8 @@ const replayOf = (response: IdempotencyKey.RecordedResponse) =>
     json(response.status, response.body, { ...response.headers, "Idempotent-Replayed": "true" }),
   )
 
-// A claim of the partner's key for this request: its fingerprint is the method, the concrete path and the
-// digest of the body as sent.
+// A claim of the partner's key for this request: its fingerprint is the method, the concrete path (its ids as
+// issued) and the digest of the body as sent (JSON with sorted keys).
 const claimRequestOf = (
   request: HttpServerRequest.HttpServerRequest,
   partnerId: PartnerId,
@@ -131,7 +146,7 @@ const claimRequestOf = (
       key,
       fingerprint: IdempotencyKey.RequestFingerprint.make({
         method: request.method,
-        path: pathOf(request),
+        path: pathFingerprint(pathOf(request)),
         bodySha256: bodyDigest(text),
       }),
       leaseSeconds: settings.idempotencyLeaseSeconds,

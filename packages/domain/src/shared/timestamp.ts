@@ -2,7 +2,7 @@ import { Schema } from "effect"
 
 // A calendar date, a time to the minute at least, and a zone: what "ISO-8601 timestamp" means in a request.
 const shape =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
 
 // The instants every part of the platform agrees on: PostgreSQL's timestamptz refuses year 0, and
 // `Date.toISOString` writes years past 9999 in a form PostgreSQL does not read.
