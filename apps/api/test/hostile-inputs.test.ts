@@ -69,7 +69,7 @@ const hooks = "/api/webhooks/endpoints"
 const eventTypes = WebhookEndpoint.publicEventTypes.join(", ")
 const notObject = "invalid params: the body must be a JSON object"
 const badLimit = "limit must be an integer from 1 to 100"
-const outOfRange = "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z"
+const outOfRange = "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z"
 const impossible = "must be a real date and time, e.g. 2025-01-31T12:00:00Z"
 
 const rows: ReadonlyArray<Row> = [

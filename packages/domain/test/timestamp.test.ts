@@ -4,7 +4,7 @@ import { instantOf, millisecondBoundOf, Timestamp, timestampProblem } from "../s
 
 const malformed = "must be an ISO-8601 timestamp with a time zone, e.g. 2025-01-31T12:00:00Z"
 const impossible = "must be a real date and time, e.g. 2025-01-31T12:00:00Z"
-const outOfRange = "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z"
+const outOfRange = "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z"
 
 describe("A request's timestamp", () => {
   it("names the instant of its date, time and zone", () => {
@@ -26,8 +26,9 @@ describe("A request's timestamp", () => {
     // Exactly on a millisecond (zeros past it included), it is that millisecond.
     expect(bound("2025-01-31T12:00:00.958000Z")).toBe("2025-01-31T12:00:00.958Z")
     expect(bound("2025-01-31T12:00Z")).toBe("2025-01-31T12:00:00.000Z")
-    // Never past what PostgreSQL and the rest of the platform read.
-    expect(bound("9999-12-31T23:59:59.9991Z")).toBe("9999-12-31T23:59:59.999Z")
+    // Past the last millisecond the platform reads is out of range, not bound at it.
+    expect(bound("9999-12-31T23:59:59.9991Z")).toBeUndefined()
+    expect(bound("9999-12-31T23:59:59.998001Z")).toBe("9999-12-31T23:59:59.999Z")
     expect(bound("2025-02-30T00:00:00.5Z")).toBeUndefined()
   })
 
@@ -65,12 +66,18 @@ describe("A request's timestamp", () => {
   })
 
   it("is refused outside the years 1 to 9999 in UTC, which PostgreSQL and toISOString agree on", () => {
-    for (const text of ["0000-01-01T00:00:00Z", "9999-12-31T23:59:59-14:00", "0001-01-01T00:30:00+01:00"]) {
+    for (const text of [
+      "0000-01-01T00:00:00Z",
+      "9999-12-31T23:59:59-14:00",
+      "0001-01-01T00:30:00+01:00",
+      "9999-12-31T23:59:59.9990001Z",
+    ]) {
       expect(instantOf(text), text).toBeNull()
       expect(timestampProblem(text), text).toBe(outOfRange)
     }
     expect(instantOf("0001-01-01T00:00:00Z")?.toISOString()).toBe("0001-01-01T00:00:00.000Z")
     expect(instantOf("9999-12-31T23:59:59.999Z")?.toISOString()).toBe("9999-12-31T23:59:59.999Z")
+    expect(instantOf("9999-12-31T23:59:59.999000Z")?.toISOString()).toBe("9999-12-31T23:59:59.999Z")
     // Year 0 in a zone west of UTC is already year 1 in UTC.
     expect(instantOf("0000-12-31T23:30:00-01:00")?.toISOString()).toBe("0001-01-01T00:30:00.000Z")
   })

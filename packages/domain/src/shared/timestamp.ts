@@ -24,19 +24,22 @@ const read = (text: string): Reading => {
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return "impossible"
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return "impossible"
   const milliseconds = Number((parts[7] ?? "").padEnd(3, "0").slice(0, 3))
+  const pastLastMillisecond = /[1-9]/.test((parts[7] ?? "").slice(3))
   const offset = (parts[8] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes)
   // setUTCFullYear, unlike Date.UTC, takes the years 0 to 99 as they are (not as 1900 to 1999).
   const local = new Date(0)
   local.setUTCFullYear(year, month - 1, day)
   local.setUTCHours(hour, minute, second, milliseconds)
   const instant = local.getTime() - offset * 60_000
-  return instant >= earliest && instant <= latest ? new Date(instant) : "out of range"
+  // 23:59:59.9995 on the last day lies past the last millisecond, though it reads as that millisecond.
+  const inRange = instant >= earliest && (instant < latest || (instant === latest && !pastLastMillisecond))
+  return inRange ? new Date(instant) : "out of range"
 }
 
 const problems = {
   malformed: "must be an ISO-8601 timestamp with a time zone, e.g. 2025-01-31T12:00:00Z",
   impossible: "must be a real date and time, e.g. 2025-01-31T12:00:00Z",
-  "out of range": "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z",
+  "out of range": "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z",
 } as const
 
 /** What is wrong with a request's timestamp, as a GH1006 message says it; undefined when nothing is. */
@@ -57,13 +60,13 @@ export const instantOf = (text: string): Date | null => {
 /**
  * A request's timestamp as a bound on the platform's timestamps, which are kept to the millisecond: the first
  * millisecond at or after the instant it names (so `since=...:00.9581Z` leaves out an event at `.958`, and
- * `until` likewise), or null when it names none. Never past 9999-12-31T23:59:59.999Z.
+ * `until` likewise), or null when it names none. An instant in range has a next millisecond in range too.
  */
 export const millisecondBoundOf = (text: string): Date | null => {
   const instant = instantOf(text)
   if (instant === null) return null
   const pastMillisecond = (shape.exec(text)?.[7] ?? "").slice(3)
-  return /[1-9]/.test(pastMillisecond) ? new Date(Math.min(instant.getTime() + 1, latest)) : instant
+  return /[1-9]/.test(pastMillisecond) ? new Date(instant.getTime() + 1) : instant
 }
 
 /**
