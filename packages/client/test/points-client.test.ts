@@ -193,6 +193,24 @@ describe("The Points client", () => {
     }),
   )
 
+  it.scopedLive("reads an error code it does not know (a later API version's) as the ApiError it is", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("POST", "/api/points/add", [
+        { status: 409, body: errorBody("LE9001", "points are frozen for this user") },
+      ])
+      const client = yield* clientOf(server)
+      const error = yield* Effect.flip(client.addPoints(movement, { idempotencyKey: "add-later-code" }))
+      // A definite refusal, not an answer outside the contract: no PendingOutcome, no retry.
+      expect(error).toBeInstanceOf(ApiError)
+      expect(error).toMatchObject({
+        status: 409,
+        errors: [{ code: "LE9001", message: "points are frozen for this user" }],
+      })
+      expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(1)
+    }),
+  )
+
   it.scopedLive("gives up after maxRetries with RetriesExhausted, naming the key to retry with later", () =>
     Effect.gen(function* () {
       const server = yield* scriptedServer

@@ -2,10 +2,24 @@ import { HttpApiSchema } from "@effect/platform"
 import { ErrorCode } from "@points/domain"
 import { Schema } from "effect"
 
+/**
+ * The `code` of an error entry: one of DESIGN.md section 5's codes, or one a later version of the API adds
+ * (the published `code` is a string). A client built against this contract still reads such an answer as the
+ * error it is, with its status and message, rather than as an answer outside the contract.
+ */
+export const AnyErrorCode = Schema.Union(
+  ErrorCode,
+  Schema.String.pipe(
+    Schema.brand("LaterErrorCode"),
+    Schema.annotations({ description: "a code added by a later version of the API" }),
+  ),
+)
+export type AnyErrorCode = typeof AnyErrorCode.Type
+
 /** One problem found with a request: `id` identifies this occurrence (quote it to support). */
 export const ErrorEntry = Schema.Struct({
   id: Schema.String,
-  code: ErrorCode,
+  code: AnyErrorCode,
   message: Schema.String,
 }).pipe(Schema.annotations({ identifier: "ErrorEntry" }))
 export type ErrorEntry = typeof ErrorEntry.Type
