@@ -471,6 +471,50 @@ layer(errorCodesServer, { timeout: "120 seconds", excludeTestServices: true })(
       )
     })
 
+    describe("Free text may be empty; an identifier or a label may not", () => {
+      it.effect("an empty name or description is stored and answered as it was sent", () =>
+        Effect.gen(function* () {
+          const world = yield* TheWorld
+          const sent: ReadonlyArray<readonly [Req, number, (body: Reply["body"]) => unknown]> = [
+            [
+              post("/api/users", { partner_user_id: fresh("p"), email: "a@b.example", name: "" }),
+              201,
+              (body) => body.name,
+            ],
+            [patch(`/api/users/${world.funded}`, { name: "" }), 200, (body) => body.name],
+            [
+              post("/api/points/add", move(world.funded, { description: "" })),
+              201,
+              (body) => body.description,
+            ],
+            [
+              post("/api/orders", order(world.funded, { items: [item({ name: "" })] })),
+              201,
+              (body) => body.items[0].name,
+            ],
+            [
+              post(hooks, { url: "https://hooks.example.com/empty", description: "" }),
+              201,
+              (body) => body.description,
+            ],
+          ]
+          for (const [request, status, field] of sent) {
+            const reply = yield* send(request, world)
+            expect(reply.status, `${request.path}: ${reply.text}`).toBe(status)
+            expect(field(reply.body), request.path).toBe("")
+          }
+          const partner = yield* send(post("/admin/api/partners", { name: "" }, "admin"), world)
+          expect(partner.status, partner.text).toBe(400)
+          expect(messagesOf(partner)).toEqual(["name must not be empty"])
+          const reference = yield* send(
+            post("/api/points/add", move(world.funded, { reference_id: "" })),
+            world,
+          )
+          expect(messagesOf(reference)).toEqual(["transaction.reference_id must not be empty"])
+        }),
+      )
+    })
+
     describe("Timestamps and limits that are valid still answer", () => {
       it.effect("since at the edges of the range, leap days and a plain limit", () =>
         Effect.gen(function* () {

@@ -50,6 +50,7 @@ const examples: ReadonlyArray<readonly [PlatformError, string]> = [
     new DuplicateReferenceId({ kind: "transaction", referenceId: "r" }),
     "duplicate reference_id: a transaction with this reference_id already exists",
   ],
+
   [
     new PointsAccountConflict({ reason: "AccountAlreadyOpen" }),
     "multiple points accounts found for the given user id (unsupported)",
@@ -94,6 +95,12 @@ describe("Platform errors", () => {
       LE2001: 422,
       SV5003: 503,
     })
+  })
+
+  it("name the kind of a duplicate reference_id with its article", () => {
+    expect(new DuplicateReferenceId({ kind: "order", referenceId: "r" }).message).toBe(
+      "duplicate reference_id: an order with this reference_id already exists",
+    )
   })
 
   it("give LE1001 its two published statuses", () => {

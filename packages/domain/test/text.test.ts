@@ -4,6 +4,7 @@ import {
   Description,
   DisplayName,
   Email,
+  Label,
   PartnerUserId,
   ReferenceId,
   Sku,
@@ -61,7 +62,11 @@ describe("The text of a request", () => {
 
   it("is documented with its limit as JSON Schema maxLength, which counts code points too", () => {
     expect(JSONSchema.make(DisplayName)).toMatchObject({
-      $defs: { DisplayName: { type: "string", minLength: 1, maxLength: 200 } },
+      $defs: { DisplayName: { type: "string", maxLength: 200 } },
+    })
+    expect(JSONSchema.make(DisplayName).$defs?.DisplayName).not.toHaveProperty("minLength")
+    expect(JSONSchema.make(Label)).toMatchObject({
+      $defs: { Label: { type: "string", minLength: 1, maxLength: 200 } },
     })
     expect(JSONSchema.make(Text)).toEqual({
       $schema: "http://json-schema.org/draft-07/schema#",

@@ -9,7 +9,7 @@ import {
   rotateCredentialSecret,
 } from "@points/infrastructure"
 import { Console, Effect, Option } from "effect"
-import { clientId, cursor, displayName, gracePeriod, json, limit, partnerId } from "./options.js"
+import { clientId, cursor, gracePeriod, json, label, limit, partnerId } from "./options.js"
 import { type OutputMode, printFields, printNextPage, printSecret, printTable } from "./output.js"
 import { runAdmin } from "./run-admin.js"
 
@@ -43,7 +43,7 @@ const create = Command.make(
     const mode = { json }
     const validName = Option.match(name, {
       onNone: () => Effect.succeed(null),
-      onSome: (value) => displayName("name", value),
+      onSome: (value) => label("name", value),
     })
     const issue = Effect.flatMap(validName, (valid) => issueCredential(partnerId, { name: valid }))
     const print = printIssued(mode, `Client credential created for partner ${partnerId}`)

@@ -1,5 +1,5 @@
 import { Args, Options } from "@effect/cli"
-import { DisplayName, GracePeriodSeconds, InvalidParams, idAsIssued } from "@points/domain"
+import { GracePeriodSeconds, InvalidParams, idAsIssued, Label } from "@points/domain"
 import { Effect, ParseResult, Schema } from "effect"
 
 /** `--json`: machine output (JSON on stdout) instead of the human-readable one. */
@@ -41,8 +41,8 @@ export const checked =
       return new InvalidParams({ field, problem })
     })
 
-/** A display name (1..200 characters, no NUL). */
-export const displayName = (field: string, value: string) => checked(DisplayName, field)(value)
+/** A partner's or credential's name (1..200 characters, no NUL). */
+export const label = (field: string, value: string) => checked(Label, field)(value)
 
 /** A grace period of a secret rotation (seconds, 0 or more). */
 export const gracePeriod = checked(GracePeriodSeconds, "grace-seconds")

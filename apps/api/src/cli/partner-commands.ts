@@ -2,7 +2,7 @@ import { Command, Options } from "@effect/cli"
 import type { PartnerResource } from "@points/domain"
 import { createPartner, getPartnerResource, listPartnerResources } from "@points/infrastructure"
 import { Effect, Option } from "effect"
-import { cursor, displayName, json, limit, partnerId } from "./options.js"
+import { cursor, json, label, limit, partnerId } from "./options.js"
 import { printFields, printNextPage, printTable } from "./output.js"
 import { runAdmin } from "./run-admin.js"
 
@@ -20,7 +20,7 @@ const create = Command.make(
   ({ name, json }) =>
     runAdmin(
       { json },
-      Effect.flatMap(displayName("name", name), (valid) => createPartner({ name: valid })),
+      Effect.flatMap(label("name", name), (valid) => createPartner({ name: valid })),
       (partner) => partnerFields("Partner created", partner),
     ),
 ).pipe(Command.withDescription("Register a partner (a tenant of the API)."))

@@ -1,14 +1,14 @@
 import { Schema } from "effect"
 import { GracePeriodSeconds } from "../shared/grace-period.js"
 import { ClientId, PartnerId } from "../shared/ids.js"
-import { DisplayName } from "../shared/text.js"
+import { Label } from "../shared/text.js"
 import { SecretHash } from "./secret-hash.js"
 
 /** Issue a partner a client credential under a fresh client id, with the hash of its first secret. */
 export class IssueCredential extends Schema.TaggedClass<IssueCredential>()("IssueCredential", {
   clientId: ClientId,
   partnerId: PartnerId,
-  name: Schema.NullOr(DisplayName),
+  name: Schema.NullOr(Label),
   secretHash: SecretHash,
 }) {}
 

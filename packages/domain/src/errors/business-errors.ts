@@ -80,7 +80,8 @@ export class DuplicateReferenceId extends Schema.TaggedError<DuplicateReferenceI
     return errorStatus[this.code]
   }
   override get message() {
-    return `duplicate reference_id: a ${this.kind} with this reference_id already exists`
+    const article = this.kind === "order" ? "an" : "a"
+    return `duplicate reference_id: ${article} ${this.kind} with this reference_id already exists`
   }
 }
 

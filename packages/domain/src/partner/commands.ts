@@ -1,11 +1,11 @@
 import { Schema } from "effect"
 import { PartnerId } from "../shared/ids.js"
-import { DisplayName } from "../shared/text.js"
+import { Label } from "../shared/text.js"
 
 /** Register a partner under a fresh id. */
 export class RegisterPartner extends Schema.TaggedClass<RegisterPartner>()("RegisterPartner", {
   partnerId: PartnerId,
-  name: DisplayName,
+  name: Label,
 }) {}
 
 /** Every command a partner accepts. */

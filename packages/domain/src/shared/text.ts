@@ -69,7 +69,7 @@ export const wellFormed = stringFilter((text) => !unpairedSurrogate.test(text), 
  */
 export const Text = Schema.String.pipe(withoutNul, wellFormed)
 
-/** A Text of 1..max characters. */
+/** A Text of 1..max characters: an identifier or a label, which names nothing when empty. */
 export const boundedText = (max: number, identifier: string) =>
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "must not be empty" }),
@@ -78,6 +78,13 @@ export const boundedText = (max: number, identifier: string) =>
     wellFormed,
     Schema.annotations({ identifier }),
   )
+
+/**
+ * A Text of 0..max characters: free text, where an empty text is a value (DESIGN.md section 2 bounds names
+ * and descriptions only above; a partner sending a blank field as "" is not refused).
+ */
+export const freeText = (max: number, identifier: string) =>
+  Schema.String.pipe(maxCharacters(max), withoutNul, wellFormed, Schema.annotations({ identifier }))
 
 /** The partner's own id for its user. */
 export const PartnerUserId = boundedText(Limits.partnerUserId, "PartnerUserId").pipe(
@@ -96,11 +103,14 @@ export const Email = boundedText(Limits.email, "Email").pipe(
 )
 export type Email = typeof Email.Type
 
-/** A display name. */
-export const DisplayName = boundedText(Limits.name, "DisplayName")
+/** A display name (a user's, an order item's): free text, possibly empty. */
+export const DisplayName = freeText(Limits.name, "DisplayName")
 
-/** A free-text description. */
-export const Description = boundedText(Limits.description, "Description")
+/** A free-text description, possibly empty. */
+export const Description = freeText(Limits.description, "Description")
+
+/** The name an operator gives a partner or a client credential: never empty, so every listing shows one. */
+export const Label = boundedText(Limits.name, "Label")
 
 /** A catalogue item's stock keeping unit. */
 export const Sku = boundedText(Limits.sku, "Sku").pipe(Schema.brand("Sku"))

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { CredentialResource, DisplayName, PageOf, PartnerResource } from "@points/domain"
+import { CredentialResource, Label, PageOf, PartnerResource } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
@@ -20,7 +20,7 @@ const clientPath = Schema.Struct({ partner_id: PathId, client_id: PathId })
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createPartner", "/admin/api/partners")
-      .setPayload(jsonBody(Schema.Struct({ name: DisplayName })))
+      .setPayload(jsonBody(Schema.Struct({ name: Label })))
       .addSuccess(PartnerResource, { status: 201 })
       .addError(ErrorAt[400]),
   )
@@ -39,7 +39,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createCredential", "/admin/api/partners/:partner_id/clients")
       .setPath(partnerPath)
-      .setPayload(jsonBody(Schema.Struct({ name: Schema.optional(Schema.NullOr(DisplayName)) })))
+      .setPayload(jsonBody(Schema.Struct({ name: Schema.optional(Schema.NullOr(Label)) })))
       .addSuccess(IssuedCredentialResource, { status: 201 })
       .addError(ErrorAt[400])
       .addError(ErrorAt[404]),
