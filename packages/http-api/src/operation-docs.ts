@@ -19,7 +19,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "oauth.revokeToken": {
     summary: "Revoke an access token (RFC 7009)",
     description:
-      "`token=…` with the client's credentials as for the token endpoint. Answers 200 whether or not the token was known; this process refuses it at once, every other one within the token cache's few seconds.",
+      "`token=…` with the client's credentials as for the token endpoint. Answers 200 whether or not the token was known (another client's token is 400 and stays valid); every API process refuses it as soon as the revocation commits.",
   },
   "users.createUser": {
     summary: "Create a user",
@@ -125,8 +125,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   },
   "admin.revokeCredential": {
     summary: "Revoke client credentials (admin)",
-    description:
-      "Its tokens are refused too (at once in this process, within the token cache's few seconds in others).",
+    description: "Its tokens are refused too, by every API process as soon as the revocation commits.",
   },
   "health.live": { summary: "Liveness", description: "200 while the process serves requests." },
   "health.ready": {

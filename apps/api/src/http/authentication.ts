@@ -34,8 +34,8 @@ const missingOrMalformed = (credentials: BearerCredentials) =>
   )
 
 /**
- * The bearer tokens this process has checked, remembered for TOKEN_CACHE_SECONDS (a revocation made in
- * another process takes effect within that time; one made here at once).
+ * The bearer tokens this process has checked, remembered for TOKEN_CACHE_SECONDS unless a revocation is
+ * heard first (any process's, through LISTEN/NOTIFY: see BearerTokens).
  */
 export const BearerTokensLive = Layer.unwrapEffect(
   Effect.map(Settings, (settings) =>

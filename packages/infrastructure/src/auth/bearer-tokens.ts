@@ -1,8 +1,10 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
 import { Cache, Context, Duration, Effect, Exit, Layer } from "effect"
+import { listenOnChannel } from "../database/channel-listener.js"
 import { accessTokenHash, isAccessTokenShaped } from "./access-token.js"
 import { lookupBearer, type Principal } from "./authenticate-bearer.js"
+import { REVOKED_TOKENS_CHANNEL } from "./revoked-tokens-channel.js"
 
 /** How the bearer tokens a process has checked are remembered. */
 export interface BearerTokenCacheOptions {
@@ -14,9 +16,11 @@ export interface BearerTokenCacheOptions {
 
 /**
  * Bearer authentication for every request, with the valid tokens a process has checked remembered briefly
- * (by their SHA-256, never the token itself), so that a partner's requests do not each pay a lookup. A token
- * revoked in another process (or expiring) stops working within the cache's lifetime at most; revocations
- * made through this process forget at once. Invalid tokens are never remembered: each is looked up again.
+ * (by their SHA-256, never the token itself), so that a partner's requests do not each pay a lookup. Every
+ * revocation NOTIFYs the revoked tokens' hashes at its commit, and each process forgets them when it hears
+ * (milliseconds); should its LISTEN connection be lost, the cache's lifetime still bounds how long a revoked
+ * token works there, and everything remembered is forgotten once it hears again. Invalid tokens are never
+ * remembered: each is looked up again.
  */
 export class BearerTokens extends Context.Tag("@points/infrastructure/BearerTokens")<
   BearerTokens,
@@ -28,9 +32,12 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
     readonly forgetAll: Effect.Effect<void>
   }
 >() {
-  /** Looks tokens up in the database, remembering valid ones for `ttlSeconds` (never past their expiry). */
+  /**
+   * Looks tokens up in the database, remembering valid ones for `ttlSeconds` (never past their expiry) unless
+   * a revocation is heard first; listens for revocations for as long as the layer lives.
+   */
   static readonly layer = (options: BearerTokenCacheOptions) =>
-    Layer.effect(
+    Layer.scoped(
       BearerTokens,
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -45,6 +52,18 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
           timeToLive: (exit) =>
             Exit.isSuccess(exit) ? Duration.millis(Math.max(0, Math.min(ttlMs, exit.value.expiresInMs))) : 0,
         })
+        if (ttlMs > 0) {
+          yield* listenOnChannel(
+            REVOKED_TOKENS_CHANNEL,
+            {},
+            {
+              onPayload: (hash) => cache.invalidate(hash),
+              // Revocations may have gone unheard while deaf: nothing remembered then is trusted.
+              onHearing: cache.invalidateAll,
+              whileDeaf: `a token revoked elsewhere works here for at most ${options.ttlSeconds} s`,
+            },
+          )
+        }
         const authenticate = (token: string) =>
           isAccessTokenShaped(token)
             ? Effect.map(

@@ -3,6 +3,7 @@ import { type InvalidClientCredentials, InvalidParams } from "@points/domain"
 import { Effect } from "effect"
 import { accessTokenHash } from "./access-token.js"
 import { authenticateClient } from "./authenticate-client.js"
+import { REVOKED_TOKENS_CHANNEL } from "./revoked-tokens-channel.js"
 
 /**
  * Revoke Token (RFC 7009): the client authenticates as for Create Token (GH1001 otherwise) and revokes one of
@@ -19,12 +20,17 @@ export const revokeToken = (input: {
     const client = yield* authenticateClient(input.client_id, input.client_secret)
     const sql = yield* SqlClient.SqlClient
     const hash = accessTokenHash(input.token)
+    // The NOTIFY is referenced by the outer query: a CTE that only reads runs only when something reads it.
     const holders = yield* sql<{ readonly client_id: string }>`
       WITH revoked AS (
         UPDATE access_tokens SET revoked_at = now()
         WHERE token_hash = ${hash} AND client_id = ${client.clientId} AND revoked_at IS NULL
+        RETURNING token_hash
+      ), told AS (
+        SELECT pg_notify(${REVOKED_TOKENS_CHANNEL}, token_hash) FROM revoked
       )
-      SELECT client_id::text AS client_id FROM access_tokens WHERE token_hash = ${hash}`
+      SELECT client_id::text AS client_id, (SELECT count(*) FROM told) AS told
+      FROM access_tokens WHERE token_hash = ${hash}`
     if (holders.some((holder) => holder.client_id !== client.clientId)) {
       return yield* new InvalidParams({ field: "token", problem: "was not issued to this client" })
     }

@@ -1,6 +1,7 @@
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { BearerTokens, issueToken, revokeToken } from "../../src/index.js"
+import { accessTokenHash, BearerTokens, issueToken, revokeCredential, revokeToken } from "../../src/index.js"
 import { serviceDatabase } from "../services/service-fixtures.js"
 import { invalidToken, newClient, ttl } from "./auth-fixtures.js"
 
@@ -21,14 +22,40 @@ const refusedWithin = (tokens: BearerTokens["Type"], token: string, seconds: num
   })
 
 layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => {
-  it.scoped("remembers a valid token; one revoked elsewhere stops working within the cache's lifetime", () =>
+  it.scoped(
+    "forgets a token revoked elsewhere as soon as the revocation commits, not when its entry ends",
+    () =>
+      Effect.gen(function* () {
+        const { partnerId, issued, credentials } = yield* newClient
+        const token = yield* issueToken(credentials, ttl)
+        const other = yield* issueToken(credentials, ttl)
+        const tokens = yield* processWith(60)
+        yield* tokens.authenticate(token.access_token)
+        yield* tokens.authenticate(other.access_token)
+        // Revoked through another process (OAuth revocation): heard through the database, well within 60 s.
+        yield* revokeToken({ ...credentials, token: token.access_token })
+        const revokedAt = Date.now()
+        const refused = yield* refusedWithin(tokens, token.access_token, 5)
+        invalidToken("revoked")(refused.error)
+        expect(refused.at - revokedAt).toBeLessThan(2_000)
+        // The credential revoked (admin API or CLI): every token it held, at its commit.
+        yield* revokeCredential(partnerId, issued.client_id)
+        const credentialRevokedAt = Date.now()
+        const otherRefused = yield* refusedWithin(tokens, other.access_token, 5)
+        invalidToken("revoked")(otherRefused.error)
+        expect(otherRefused.at - credentialRevokedAt).toBeLessThan(2_000)
+      }),
+  )
+
+  it.scoped("still stops honouring a revocation it never heard within the cache's lifetime", () =>
     Effect.gen(function* () {
       const { credentials } = yield* newClient
       const token = yield* issueToken(credentials, ttl)
       const tokens = yield* processWith(1)
       const principal = yield* tokens.authenticate(token.access_token)
-      // Revoked through another process: this one still remembers the token for at most its lifetime.
-      yield* revokeToken({ ...credentials, token: token.access_token })
+      // Revoked without a NOTIFY, as if this process's LISTEN connection had been lost meanwhile.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE access_tokens SET revoked_at = now() WHERE token_hash = ${accessTokenHash(token.access_token)}`
       const revokedAt = Date.now()
       expect(yield* tokens.authenticate(token.access_token)).toEqual(principal)
       const refused = yield* refusedWithin(tokens, token.access_token, 3)
