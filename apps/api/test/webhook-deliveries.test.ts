@@ -79,6 +79,39 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
       }),
     )
 
+    it.effect("disabling an endpoint ends its pending attempts at once; enabling it again revives none", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const endpointId = yield* createEndpoint(token)
+        const eventId = yield* publishEvent(token)
+        const path = `/api/webhooks/endpoints/${endpointId}`
+        const replay = yield* call("POST", `${path}/replay`, { token, json: { event_ids: [eventId] } })
+        expect(replay.body).toEqual({ replayed: 1 })
+        const pending = yield* call("GET", `${path}/deliveries`, { token })
+        expect(pending.body.data.map((row: { status: string }) => row.status)).toEqual(["pending"])
+
+        const disabled = yield* call("PATCH", path, { token, json: { enabled: false } })
+        expect(disabled.status).toBe(200)
+        expect(disabled.body).toMatchObject({ enabled: false, disabled_reason: null })
+        const ended = yield* call("GET", `${path}/deliveries`, { token })
+        expect(ended.body.data).toHaveLength(1)
+        expect(ended.body.data[0]).toMatchObject({
+          event_id: eventId,
+          attempt: 1,
+          status: "failed",
+          response_status: null,
+          error: "not attempted: the endpoint was disabled by the partner",
+          next_attempt_at: null,
+        })
+        expect(ended.body.data[0].attempted_at).toMatch(/Z$/)
+
+        const enabled = yield* call("PATCH", path, { token, json: { enabled: true } })
+        expect(enabled.body).toMatchObject({ enabled: true })
+        const after = yield* call("GET", `${path}/deliveries`, { token })
+        expect(after.body.data).toEqual(ended.body.data)
+      }),
+    )
+
     it.effect(
       "answers 404 LE0002 for another partner's endpoint or event, and 400 GH1006 for bad input",
       () =>

@@ -194,6 +194,10 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
             "https://10.1.2.3/hook",
             "https://[::1]/hook",
             "https://192.168.0.10/hook",
+            "https://203.0.113.5/hook",
+            "https://[2001:db8::1]/hook",
+            "https://[2002:a00:1::]/hook",
+            "https://[::127.0.0.1]/hook",
             "http://hooks.acme.example/plain",
           ]) {
             expectInvalid(yield* call("POST", hooks, { token, json: { url } }), "url")

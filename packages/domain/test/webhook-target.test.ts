@@ -17,7 +17,11 @@ const nonPublicIpv4: ReadonlyArray<readonly [number, number]> = [
   [0xac100000, 12], // 172.16/12
   [0xc0a80000, 16], // 192.168/16
   [0xc0000000, 24], // 192.0.0/24
+  [0xc0000200, 24], // 192.0.2/24
+  [0xc0586300, 24], // 192.88.99/24
   [0xc6120000, 15], // 198.18/15
+  [0xc6336400, 24], // 198.51.100/24
+  [0xcb007100, 24], // 203.0.113/24
   [0xe0000000, 3], // multicast 224/4 and reserved 240/4
 ]
 const inRange = (address: number, [base, prefix]: readonly [number, number]) =>
@@ -31,7 +35,7 @@ const nonPublicAddress = FastCheck.constantFrom(...nonPublicIpv4).chain(([base, 
 const publicAddress = FastCheck.integer({ min: 0, max: 0xffffffff }).filter(
   (address) => !nonPublicIpv4.some((range) => inRange(address, range)),
 )
-// Every spelling of an IPv4 address a URL parser accepts and resolves to it.
+// Every spelling of an IPv4 address a URL parser accepts and resolves to it, and the 6to4 form that reaches it.
 const ipv4Host = (address: number) =>
   FastCheck.constantFrom(
     dotted(address),
@@ -40,6 +44,7 @@ const ipv4Host = (address: number) =>
     `[::ffff:${dotted(address)}]`,
     `[::ffff:${hex(address >>> 16)}:${hex(address & 0xffff)}]`,
     `[0:0:0:0:0:FFFF:${dotted(address)}]`,
+    `[2002:${hex(address >>> 16)}:${hex(address & 0xffff)}::1]`, // 6to4, through a relay
   )
 const group = FastCheck.integer({ min: 0, max: 0xffff })
 const ipv6Host = FastCheck.oneof(
@@ -99,6 +104,38 @@ describe("Webhook targets", () => {
     }
   })
 
+  it("refuses documentation, reserved and deprecated ranges, and IPv6 forms that embed a private IPv4", () => {
+    for (const url of [
+      "https://192.0.2.1/", // documentation (TEST-NET-1)
+      "https://198.51.100.7/", // documentation (TEST-NET-2)
+      "https://203.0.113.255/", // documentation (TEST-NET-3)
+      "https://192.88.99.1/", // 6to4 relay anycast
+      "https://[2001:db8::1]/", // documentation
+      "https://[2001:db8:ffff:ffff::1]/",
+      "https://[100::1]/", // discard-only
+      "https://[100::ffff:ffff:ffff:ffff]/",
+      "https://[fec0::1]/", // deprecated site-local
+      "https://[feff::1]/",
+      "https://[::127.0.0.1]/", // IPv4-compatible
+      "https://[::10.0.0.1]/",
+      "https://[::8.8.8.8]/",
+      "https://[::2]/",
+      "https://[2002:7f00:1::]/", // 6to4 of 127.0.0.1
+      "https://[2002:a00:1::]/", // 6to4 of 10.0.0.1
+      "https://[2002:a9fe:a9fe::1]/", // 6to4 of 169.254.169.254
+      "https://[2002:c000:201::]/", // 6to4 of 192.0.2.1
+      "https://[64:ff9b:1::a00:1]/", // local-use NAT64 of 10.0.0.1
+      "https://[64:ff9b:1::7f00:1]/", // local-use NAT64 of 127.0.0.1
+      "https://[64:ff9b:1:0:a:0:100:0]/", // 10.0.0.1 under a /64 local-use prefix (RFC 6052)
+      "https://[64:ff9b:1::8.8.8.8]/", // local use reaches our own translator only
+      "https://[64:ff9b::c633:6401]/", // NAT64 of 198.51.100.1
+      "https://[::ffff:203.0.113.9]/", // IPv4-mapped documentation address
+    ]) {
+      expect(targetProblem(url, strict), url).toBe(refusedPrivate)
+      expect(targetProblem(url, relaxed), url).toBeNull()
+    }
+  })
+
   it("accepts public https targets, including neighbours of the refused ranges", () => {
     for (const url of [
       "https://hooks.acme.example/points",
@@ -109,9 +146,20 @@ describe("Webhook targets", () => {
       "https://192.169.0.1/",
       "https://169.253.0.1/",
       "https://1.1.1.1:8443/x?y=1",
-      "https://[2001:db8::1]/",
-      "https://[fec0::1]/",
       "https://[fe7f::1]/",
+      "https://8.8.8.8/",
+      "https://192.0.1.255/",
+      "https://192.0.3.0/",
+      "https://198.51.99.1/",
+      "https://203.0.112.255/",
+      "https://192.88.98.1/",
+      "https://[2606:4700::1111]/",
+      "https://[2001:db9::1]/",
+      "https://[2001:4860:4860::8888]/",
+      "https://[100:0:0:1::1]/",
+      "https://[2002:808:808::]/", // 6to4 of 8.8.8.8
+      "https://[2002:101:101::1]/", // 6to4 of 1.1.1.1
+      "https://[64:ff9b::1.1.1.1]/",
       "https://[::ffff:8.8.8.8]/",
       "https://[64:ff9b::8.8.8.8]/",
       "https://223.255.255.255/",

@@ -121,26 +121,41 @@ const isNonPublicIpv4 = ([a, b, c]: Ipv4): boolean =>
   (a === 172 && b >= 16 && b <= 31) ||
   (a === 192 && b === 168) ||
   (a === 192 && b === 0 && c === 0) || // IETF protocol assignments, 192.0.0.0/24
+  (a === 192 && b === 0 && c === 2) || // documentation (TEST-NET-1), 192.0.2.0/24
+  (a === 192 && b === 88 && c === 99) || // 6to4 relay anycast, 192.88.99.0/24 (deprecated)
   (a === 198 && (b === 18 || b === 19)) || // benchmarking, 198.18.0.0/15
+  (a === 198 && b === 51 && c === 100) || // documentation (TEST-NET-2), 198.51.100.0/24
+  (a === 203 && b === 0 && c === 113) || // documentation (TEST-NET-3), 203.0.113.0/24
   a >= 224 // multicast 224/4, reserved 240/4 and the broadcast address
 
 const isNonPublicIpv6 = (groups: ReadonlyArray<number>): boolean => {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups
   const upperZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0
-  if (upperZero && g5 === 0 && g6 === 0 && (g7 === 0 || g7 === 1)) return true // :: (unspecified) and ::1
+  // ::/96 holds :: (unspecified), ::1 (loopback) and the deprecated IPv4-compatible forms, which some stacks
+  // still send to the IPv4 address they embed: none is a public target.
+  if (upperZero && g5 === 0) return true
   const embedded: Ipv4 = [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]
   if (upperZero && g5 === 0xffff) return isNonPublicIpv4(embedded) // IPv4-mapped
   // NAT64 (64:ff9b::/96) reaches the IPv4 address it embeds.
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
     return isNonPublicIpv4(embedded)
+  // The local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215) only reaches a translator of our own network, and
+  // where it embeds the IPv4 address depends on that network's prefix length (RFC 6052): a private one could
+  // hide anywhere in it, so none of it is a public target.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return true
+  // 6to4 (2002::/16) reaches, through a relay, the IPv4 address in its bits 16 to 47.
+  if (g0 === 0x2002) return isNonPublicIpv4([g1 >> 8, g1 & 0xff, g2 >> 8, g2 & 0xff])
   return (
+    (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) || // discard-only 100::/64
+    (g0 === 0x2001 && g1 === 0xdb8) || // documentation 2001:db8::/32
     (g0 & 0xfe00) === 0xfc00 || // unique local fc00::/7
     (g0 & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (g0 & 0xffc0) === 0xfec0 || // deprecated site-local fec0::/10, private like fc00::/7
     (g0 & 0xff00) === 0xff00 // multicast ff00::/8
   )
 }
 
-/** True when a URL host (as `URL.hostname` gives it) is `localhost` or a loopback, private or link-local literal. */
+/** True when a URL host (as `URL.hostname` gives it) is `localhost` or a literal address that is not public. */
 export const isPrivateHost = (hostname: string): boolean => {
   const host = hostname.toLowerCase().replace(/\.$/, "")
   if (host === "localhost" || host.endsWith(".localhost")) return true

@@ -15,6 +15,7 @@ import {
   listWebhookEndpoints,
   webhookEndpointRowOf,
 } from "../projections/webhook-endpoints.js"
+import { endPendingAttempts } from "../webhooks/disable-endpoint.js"
 import { DEFAULT_SECRET_GRACE_SECONDS } from "./partners.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { runUnitOfWork } from "./run-unit-of-work.js"
@@ -111,7 +112,8 @@ export const listWebhookEndpointResources = (
 
 /**
  * Update webhook endpoint: changes the fields given (a null description clears it; enabling clears the
- * platform's reason for disabling). Nothing given, nothing changes. LE0002 unknown; GH1006 for a bad target.
+ * platform's reason for disabling; disabling ends its pending attempts as failed, in the same transaction).
+ * Nothing given, nothing changes. LE0002 unknown; GH1006 for a bad target.
  */
 export const updateWebhookEndpoint = (
   context: RequestContext,
@@ -129,7 +131,13 @@ export const updateWebhookEndpoint = (
       ...(input.description === undefined ? {} : { description: input.description }),
       ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
     })
-    return yield* writeThenRead(onEndpoint(context, command), () => getWebhookEndpoint(context.partnerId, id))
+    // Ended with the disable itself, so that no pending attempt can be claimed once it commits, nor sent after
+    // the endpoint is enabled again.
+    const write =
+      input.enabled === false
+        ? Effect.zipLeft(onEndpoint(context, command), endPendingAttempts(id, "partner"))
+        : onEndpoint(context, command)
+    return yield* writeThenRead(write, () => getWebhookEndpoint(context.partnerId, id))
   }).pipe(Effect.withSpan("webhooks.updateEndpoint"))
 
 /**

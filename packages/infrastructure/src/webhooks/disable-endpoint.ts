@@ -4,17 +4,35 @@ import { Effect } from "effect"
 import { webhookStream } from "../event-store/stream-handle.js"
 import { runUnitOfWork } from "../services/run-unit-of-work.js"
 
-const why: Record<WebhookEndpoint.DisabledReason, string> = {
+/** Who disabled an endpoint: the platform, for one of its reasons, or the partner (`PATCH {"enabled": false}`). */
+export type DisabledBy = WebhookEndpoint.DisabledReason | "partner"
+
+const why: Record<DisabledBy, string> = {
   gone: "the endpoint was disabled: it answered 410 Gone",
   failing: "the endpoint was disabled: its deliveries failed for 5 days",
+  partner: "the endpoint was disabled by the partner",
 }
 
 /**
+ * Ends a disabled endpoint's pending attempts as failed, saying who disabled it (except those a dispatcher is
+ * making right now: they end when recorded), and forgets its failing streak, so that an endpoint enabled again
+ * starts afresh. Run in the transaction that disables it: once that commits, none of them can be claimed.
+ */
+export const endPendingAttempts = (endpointId: string, disabledBy: DisabledBy) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      UPDATE webhook_deliveries
+      SET status = 'failed', attempted_at = now(), next_attempt_at = NULL, error = ${`not attempted: ${why[disabledBy]}`}
+      WHERE endpoint_id = ${endpointId} AND status = 'pending'
+        AND (lease_until IS NULL OR lease_until <= now())`
+    yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${endpointId}`
+  })
+
+/**
  * Disables an endpoint for the platform (`DisableEndpoint` through its stream, so the read model and the
- * partner see it), ends its pending attempts as failed saying why (except those a dispatcher is making right
- * now: they end when recorded), and forgets its failing streak, so that an endpoint the partner enables again
- * starts afresh. An endpoint already disabled or deleted is left as it is. Run inside the recording
- * transaction.
+ * partner see it) and ends its pending attempts (`endPendingAttempts`). An endpoint already disabled or
+ * deleted is left as it is. Run inside the recording transaction.
  */
 export const disableEndpoint = (
   partnerId: string,
@@ -22,7 +40,6 @@ export const disableEndpoint = (
   reason: WebhookEndpoint.DisabledReason,
 ) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const id = WebhookEndpointId.make(endpointId)
     yield* runUnitOfWork(
       { endpoint: webhookStream(id) },
@@ -36,16 +53,11 @@ export const disableEndpoint = (
         ),
       { partnerId, requestId: null, idempotencyKey: null, causationId: null, correlationId: null },
     ).pipe(Effect.catchTag("ResourceNotFound", () => Effect.void))
-    yield* sql`
-      UPDATE webhook_deliveries
-      SET status = 'failed', attempted_at = now(), next_attempt_at = NULL, error = ${`not attempted: ${why[reason]}`}
-      WHERE endpoint_id = ${endpointId} AND status = 'pending'
-        AND (lease_until IS NULL OR lease_until <= now())`
-    yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${endpointId}`
+    yield* endPendingAttempts(endpointId, reason)
     yield* Effect.logInfo("webhook endpoint disabled").pipe(
       Effect.annotateLogs({ endpoint_id: endpointId, reason }),
     )
   })
 
-/** The error text an attempt gets when the endpoint turned out disabled for this reason. */
-export const disabledBecause = (reason: WebhookEndpoint.DisabledReason) => why[reason]
+/** The error text an attempt gets when the endpoint turned out disabled, by the platform or the partner. */
+export const disabledBecause = (disabledBy: DisabledBy) => why[disabledBy]

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
+import { PartnerId } from "@points/domain"
 import { Effect } from "effect"
 import {
   type DispatcherOptions,
   runWebhookDispatcher,
   runWebhookFanOut,
+  updateWebhookEndpoint,
   WEBHOOK_FANOUT_CONSUMER,
   waitUntilCaughtUp,
 } from "../../src/index.js"
@@ -348,6 +350,46 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
       const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 1))
       expect(rows[0]).toMatchObject({ status: "failed", error: "not attempted: the endpoint was deleted" })
       expect(receiver.received).toEqual([])
+    }),
+  )
+
+  it.scoped("a partner's disable ends the pending retry at once; enabling again sends none of it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // Only the very first request fails: the retry it schedules is the one the disable must end.
+      let requests = 0
+      const receiver = yield* startReceiver(() => (requests++ === 0 ? { status: 500 } : { status: 204 }))
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      // The retry falls due long after the test has disabled the endpoint: nothing races the disable.
+      yield* runDelivery({ ...quick, retrySchedule: [0, 60] })
+      const first = yield* publishEvent(partner)
+      yield* eventually(deliveriesOf(endpoint.endpointId), (rows) => rows.length === 2)
+
+      const context = {
+        partnerId: PartnerId.make(partner),
+        requestId: `req-${newId()}`,
+        idempotencyKey: null,
+      }
+      const allow = { allowPrivateTargets: true }
+      const disabled = yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: false }, allow)
+      expect(disabled).toMatchObject({ enabled: false, disabled_reason: null })
+      // Ended by the disable itself, not later by a dispatcher.
+      const rows = yield* deliveriesOf(endpoint.endpointId)
+      expect(rows.map((row) => [row.attempt, row.status, row.response_status, row.error])).toEqual([
+        [1, "failed", 500, "HTTP 500"],
+        [2, "failed", null, "not attempted: the endpoint was disabled by the partner"],
+      ])
+      expect(rows[1]?.next_attempt_at).toBeNull()
+
+      yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: true }, allow)
+      // Were the retry still pending, it would now be due, and sent before the next event.
+      yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now()
+                 WHERE endpoint_id = ${endpoint.endpointId} AND status = 'pending'`
+      const next = yield* publishEvent(partner)
+      yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 3))
+      expect(receiver.withId(first)).toHaveLength(1)
+      expect(receiver.withId(next)).toHaveLength(1)
     }),
   )
 

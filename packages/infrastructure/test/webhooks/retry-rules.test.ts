@@ -3,6 +3,7 @@ import { Either } from "effect"
 import {
   checkedLookup,
   DEFAULT_RETRY_SCHEDULE,
+  literalTargetProblem,
   MAX_RETRY_AFTER_SECONDS,
   PrivateTargetRefused,
   parseRetrySchedule,
@@ -77,5 +78,25 @@ describe("checked lookup", () => {
     const allowed = await resolve(true, "localhost")
     expect(allowed.error).toBeNull()
     expect(["127.0.0.1", "::1"]).toContain(allowed.address)
+  })
+
+  it("refuses reserved addresses and 6to4 or NAT64 forms of private ones at delivery too", async () => {
+    for (const address of [
+      "203.0.113.5",
+      "192.88.99.1",
+      "2001:db8::1",
+      "::127.0.0.1",
+      "2002:a00:1::",
+      "64:ff9b:1::a00:1",
+    ]) {
+      expect((await resolve(false, address)).error, address).toBeInstanceOf(PrivateTargetRefused)
+      const host = address.includes(":") ? `[${address}]` : address
+      expect(literalTargetProblem(new URL(`https://${host}/hooks`), false), address).toBeInstanceOf(
+        PrivateTargetRefused,
+      )
+    }
+    for (const address of ["8.8.8.8", "2606:4700::1111", "2002:808:808::"]) {
+      expect((await resolve(false, address)).error, address).toBeNull()
+    }
   })
 })
