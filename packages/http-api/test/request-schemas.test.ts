@@ -220,7 +220,9 @@ describe("The OpenAPI document", () => {
   const schemas: Record<string, unknown> = spec.components.schemas
 
   it("still documents each body and query parameter with its limits", () => {
-    expect(schemas.DisplayName).toMatchObject({ type: "string", minLength: 1, maxLength: 200 })
+    expect(schemas.DisplayName).toMatchObject({ type: "string", maxLength: 200 })
+    expect(schemas.DisplayName).not.toHaveProperty("minLength")
+    expect(schemas.Label).toMatchObject({ type: "string", minLength: 1, maxLength: 200 })
     expect(schemas.CreateOrder).toMatchObject({
       properties: {
         items: {

@@ -1,10 +1,10 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
-import { Cache, Context, Duration, Effect, Exit, Layer } from "effect"
-import { listenOnChannel } from "../database/channel-listener.js"
+import { Cache, Context, Duration, Effect, Exit, Layer, Queue } from "effect"
+import { LogListener } from "../consumers/log-listener.js"
 import { accessTokenHash, isAccessTokenShaped } from "./access-token.js"
 import { lookupBearer, type Principal } from "./authenticate-bearer.js"
-import { REVOKED_TOKENS_CHANNEL } from "./revoked-tokens-channel.js"
+import { REVOKED_TOKEN_PREFIX } from "./revoked-tokens-channel.js"
 
 /** How the bearer tokens a process has checked are remembered. */
 export interface BearerTokenCacheOptions {
@@ -53,15 +53,18 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
             Exit.isSuccess(exit) ? Duration.millis(Math.max(0, Math.min(ttlMs, exit.value.expiresInMs))) : 0,
         })
         if (ttlMs > 0) {
-          yield* listenOnChannel(
-            REVOKED_TOKENS_CHANNEL,
-            {},
-            {
-              onPayload: (hash) => cache.invalidate(hash),
-              // Revocations may have gone unheard while deaf: nothing remembered then is trusted.
-              onHearing: cache.invalidateAll,
-              whileDeaf: `a token revoked elsewhere works here for at most ${options.ttlSeconds} s`,
-            },
+          const heard = yield* (yield* LogListener).subscribeHeard
+          yield* Queue.take(heard).pipe(
+            Effect.flatMap((said) =>
+              // Revocations may have gone unheard while the listener was deaf: nothing remembered is trusted.
+              said === "hearing"
+                ? cache.invalidateAll
+                : said.payload.startsWith(REVOKED_TOKEN_PREFIX)
+                  ? cache.invalidate(said.payload.slice(REVOKED_TOKEN_PREFIX.length))
+                  : Effect.void,
+            ),
+            Effect.forever,
+            Effect.forkScoped,
           )
         }
         const authenticate = (token: string) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { REVOKED_TOKENS_CHANNEL } from "./revoked-tokens-channel.js"
+import { REVOKED_TOKEN_PREFIX, REVOKED_TOKENS_CHANNEL } from "./revoked-tokens-channel.js"
 
 /**
  * Revokes every live token of a client, for the revocation of its credential: run it in the transaction that
@@ -18,6 +18,6 @@ export const revokeClientTokens = (clientId: string) =>
         WHERE client_id = ${clientId} AND revoked_at IS NULL AND expires_at > now()
         RETURNING token_id, token_hash
       )
-      SELECT token_id, pg_notify(${REVOKED_TOKENS_CHANNEL}, token_hash)::text AS told FROM revoked`
+      SELECT token_id, pg_notify(${REVOKED_TOKENS_CHANNEL}, ${REVOKED_TOKEN_PREFIX} || token_hash)::text AS told FROM revoked`
     return rows.length
   })

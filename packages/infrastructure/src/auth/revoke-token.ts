@@ -3,7 +3,7 @@ import { type InvalidClientCredentials, InvalidParams } from "@points/domain"
 import { Effect } from "effect"
 import { accessTokenHash } from "./access-token.js"
 import { authenticateClient } from "./authenticate-client.js"
-import { REVOKED_TOKENS_CHANNEL } from "./revoked-tokens-channel.js"
+import { REVOKED_TOKEN_PREFIX, REVOKED_TOKENS_CHANNEL } from "./revoked-tokens-channel.js"
 
 /**
  * Revoke Token (RFC 7009): the client authenticates as for Create Token (GH1001 otherwise) and revokes one of
@@ -27,7 +27,7 @@ export const revokeToken = (input: {
         WHERE token_hash = ${hash} AND client_id = ${client.clientId} AND revoked_at IS NULL
         RETURNING token_hash
       ), told AS (
-        SELECT pg_notify(${REVOKED_TOKENS_CHANNEL}, token_hash) FROM revoked
+        SELECT pg_notify(${REVOKED_TOKENS_CHANNEL}, ${REVOKED_TOKEN_PREFIX} || token_hash) FROM revoked
       )
       SELECT client_id::text AS client_id, (SELECT count(*) FROM told) AS told
       FROM access_tokens WHERE token_hash = ${hash}`
