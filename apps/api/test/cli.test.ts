@@ -8,7 +8,7 @@ import { expect, layer } from "@effect/vitest"
 import { issueToken } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Effect } from "effect"
-import { testDatabaseUrl } from "./processes.js"
+import { freePort, testDatabaseUrl } from "./processes.js"
 
 const repositoryRoot = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
 const cliMain = join(repositoryRoot, "apps/api/src/cli/main.ts")
@@ -146,6 +146,34 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           expect(empty.code).toBe(1)
           expect(empty.stderr.trim()).toBe("Error GH1006: name must not be empty")
           expect(missing.code).toBe(2)
+        }),
+      180_000,
+    )
+
+    it.effect(
+      "reports an unreachable database as the API does, 503's SV5003, with UUID v7 entry ids",
+      () =>
+        Effect.gen(function* () {
+          // Nothing listens on a port just found free.
+          const closed = { DATABASE_URL: `postgres://postgres@127.0.0.1:${yield* freePort}/postgres` }
+          const [json, human] = yield* Effect.all(
+            [runCli(["partners", "list", "--json"], closed), runCli(["partners", "list"], closed)],
+            { concurrency: 2 },
+          )
+          expect(json.code).toBe(1)
+          const [entry, ...others] = JSON.parse(json.stderr).errors
+          expect(others).toEqual([])
+          expect(entry).toEqual({
+            id: expect.stringMatching(
+              /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+            ),
+            code: "SV5003",
+            message: expect.stringMatching(
+              /^service unavailable: retry later \(the database is out of reach: /,
+            ),
+          })
+          expect(human.code).toBe(1)
+          expect(human.stderr).toMatch(/^Error SV5003: service unavailable: retry later \(/)
         }),
       180_000,
     )

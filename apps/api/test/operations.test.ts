@@ -454,6 +454,19 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
       }),
     )
 
+    it.effect(
+      "exports Effect's count of live fibers as a gauge: it goes down, which a counter never does",
+      () =>
+        Effect.gen(function* () {
+          // Answered before the scrape, so that the request counter is exported by then.
+          expect((yield* call("GET", "/health/live")).status).toBe(200)
+          const text = (yield* call("GET", "/metrics")).text
+          expect(text).toContain("# TYPE effect_fiber_active gauge\n")
+          expect(text).toContain("# TYPE effect_fiber_started counter\n")
+          expect(text).toContain("# TYPE http_requests_total counter\n")
+        }),
+    )
+
     it.effect("answers 503 SV5003 with Retry-After while the database is out of reach, and recovers", () =>
       Effect.gen(function* () {
         const { token } = yield* newPartner()

@@ -1,7 +1,7 @@
 import { connect } from "node:net"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import {
   ADMIN_TOKEN,
   activeUser,
@@ -114,6 +114,20 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     }),
   )
 
+  it.effect(
+    "names no error in the challenge to an Authorization header of another scheme (RFC 6750 3.1)",
+    () =>
+      Effect.gen(function* () {
+        for (const authorization of ["Basic Zm9vOmJhcg==", "Token abc"]) {
+          const reply = yield* call("GET", "/api/users", { headers: { authorization } })
+          expectPublishedError(reply, 401, "GH1003")
+          expect(reply.headers.get("www-authenticate")).toBe('Bearer realm="points"')
+        }
+        const badBearer = yield* call("GET", "/api/users", { headers: { authorization: "Bearer abc" } })
+        expect(badBearer.headers.get("www-authenticate")).toBe('Bearer realm="points", error="invalid_token"')
+      }),
+  )
+
   it.effect("answers requests Node cannot parse in the published format, with the common headers", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
@@ -138,6 +152,39 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(parsed.errors[0]).toMatchObject({ code: "GH1006", id: expect.stringMatching(uuid) })
       }
     }),
+  )
+
+  it.effect(
+    "answers requests Node cannot parse on the OAuth endpoints with no-store and RFC 6749 `error` fields",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const cases = [
+          ["/api/oauth/token", "Content-Length: 1\r\nContent-Length: 2\r\n", 400, "malformed HTTP request"],
+          [
+            "/api/oauth/revoke",
+            `X-Big: ${"a".repeat(20_000)}\r\n`,
+            431,
+            "invalid params: the request's headers are too large",
+          ],
+          ["/api/users", "Content-Length: 1\r\nContent-Length: 2\r\n", 400, "malformed HTTP request"],
+        ] as const
+        for (const [path, headers, status, message] of cases) {
+          const raw = yield* sendRaw(base, `POST ${path} HTTP/1.1\r\nHost: x\r\n${headers}\r\n`)
+          const [head = "", body = ""] = raw.split("\r\n\r\n")
+          expect(head.split("\r\n")[0]).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+          const parsed = JSON.parse(body)
+          expect(parsed.errors[0]).toMatchObject({ code: "GH1006", message })
+          if (path === "/api/users") {
+            expect(parsed.error).toBeUndefined()
+            expect(head.toLowerCase()).not.toContain("cache-control")
+            continue
+          }
+          expect(parsed).toMatchObject({ error: "invalid_request", error_description: message })
+          expect(head.toLowerCase()).toContain("\r\ncache-control: no-store\r\n")
+          expect(head.toLowerCase()).toContain("\r\npragma: no-cache\r\n")
+        }
+      }),
   )
 
   it.effect(
@@ -317,17 +364,18 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`]) {
           expect((yield* asHeader(authorization)).status).toBe(200)
         }
-        // Seven characters of anything before the token used to pass: the scheme was never read.
-        for (const authorization of [
-          `Token: ${token}`,
-          `XXXXXXX${token}`,
-          `Basic  ${token}`,
-          `Bearer`,
-          token,
-        ]) {
+        // Seven characters of anything before the token used to pass: the scheme was never read. Only a
+        // Bearer header's challenge names an error (RFC 6750 3.1).
+        for (const [authorization, challenge] of [
+          [`Token: ${token}`, 'Bearer realm="points"'],
+          [`XXXXXXX${token}`, 'Bearer realm="points"'],
+          [`Basic  ${token}`, 'Bearer realm="points"'],
+          [`Bearer`, 'Bearer realm="points", error="invalid_token"'],
+          [token, 'Bearer realm="points"'],
+        ] as const) {
           const reply = yield* asHeader(authorization)
           expectPublishedError(reply, 401, "GH1003")
-          expect(reply.headers.get("www-authenticate")).toBe('Bearer realm="points", error="invalid_token"')
+          expect(reply.headers.get("www-authenticate")).toBe(challenge)
         }
         expect((yield* asHeader(`Bearer ${ADMIN_TOKEN}`, "/admin/api/partners")).status).toBe(200)
         for (const authorization of [
@@ -589,3 +637,35 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     }),
   )
 })
+
+layer(testServer({ adminToken: Option.none() }), { timeout: "120 seconds", excludeTestServices: true })(
+  "The HTTP protocol with the admin API off",
+  (it) => {
+    it.effect(
+      "answers everything under /admin/api 404 NN1002, before any refusal that would show its routes exist",
+      () =>
+        Effect.gen(function* () {
+          const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+          const replies = [
+            yield* call("POST", "/admin/api/partners", {
+              body: "name=Acme",
+              headers: { "content-type": "text/plain", "x-request-id": "admin-off" },
+            }),
+            yield* call("POST", "/admin/api/partners", {
+              body: JSON.stringify({ name: "x".repeat(1_100_000) }),
+              headers: { "content-type": "application/json", ...admin },
+            }),
+            yield* call("POST", "/admin/api/partners", { json: { name: "Acme" }, headers: admin }),
+            yield* call("GET", "/admin/api/partners", { headers: admin }),
+          ]
+          for (const reply of replies) {
+            expectPublishedError(reply, 404, "NN1002")
+            expect(reply.body.errors[0].message).toBe("route not found")
+            expect(reply.headers.get("api-version")).toBe(API_VERSION)
+            expect(reply.headers.get("x-request-id")).toBeTruthy()
+          }
+          expect(replies[0]?.headers.get("x-request-id")).toBe("admin-off")
+        }),
+    )
+  },
+)

@@ -38,7 +38,7 @@ const headers: Record<string, Json> = {
   },
   BearerChallenge: {
     description:
-      'The Bearer challenge (RFC 6750), with `error="invalid_token"` when the request carried credentials.',
+      'The Bearer challenge (RFC 6750), with `error="invalid_token"` when the request carried a Bearer token (none for another scheme).',
     required: true,
     schema: text,
   },

@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto"
 import { MigrationError } from "@effect/sql/Migrator"
 import { SqlError } from "@effect/sql/SqlError"
-import { EmbeddedServerError } from "@points/infrastructure"
+import { EmbeddedServerError, uuidV7 } from "@points/infrastructure"
 import { ConfigError, Console, Data, Effect } from "effect"
-import { isPlatformError } from "../http/api-error-of.js"
+import { isDatabaseUnreachable, isPlatformError, unavailable, unexpected } from "../http/api-error-of.js"
 import { DatabaseInUse } from "./admin-database.js"
 import type { OutputMode } from "./output.js"
 
@@ -31,23 +30,29 @@ interface Reason {
 const causeText = (cause: unknown) =>
   cause instanceof Error ? cause.message : cause === undefined ? "no detail" : String(cause)
 
-// Domain errors carry their published code and message; the infrastructure's failures get a code of ours
-// so a script can tell them apart, and a message that says what to do.
+// The API's answer (503 SV5003 or 500 SV5000, its code and message) with what an operator needs beside it,
+// which the API keeps from its clients.
+const asApiAnswers = (answer: typeof unavailable, detail: string): Reason => {
+  const { code, message } = answer().errors[0]
+  return { code, message: `${message} (${detail})` }
+}
+
+// Domain errors carry their published code and message, and the database's failures the API's codes; the
+// CLI's own failures get a code of ours so a script can tell them apart, and a message that says what to do.
 const reasonOf = (error: unknown): Reason => {
   if (isPlatformError(error)) return { code: error.code, message: error.message }
   if (error instanceof DatabaseInUse) return { code: "DATABASE_IN_USE", message: error.message }
   if (error instanceof EmbeddedServerError)
-    return {
-      code: "DATABASE_UNAVAILABLE",
-      message: `could not ${error.step} the embedded PostgreSQL under DATA_DIR (${causeText(error.cause)}); set DATABASE_URL to use another server`,
-    }
+    return asApiAnswers(
+      unavailable,
+      `could not ${error.step} the embedded PostgreSQL under DATA_DIR: ${causeText(error.cause)}; set DATABASE_URL to use another server`,
+    )
   if (error instanceof SqlError)
-    return {
-      code: "DATABASE_UNAVAILABLE",
-      message: `database error: ${causeText(error.cause ?? error.message)}`,
-    }
+    return isDatabaseUnreachable(error)
+      ? asApiAnswers(unavailable, `the database is out of reach: ${causeText(error.cause)}`)
+      : asApiAnswers(unexpected, `database error: ${causeText(error.cause ?? error.message)}`)
   if (error instanceof MigrationError)
-    return { code: "DATABASE_UNAVAILABLE", message: `database migration failed: ${error.message}` }
+    return asApiAnswers(unexpected, `database migration failed: ${error.message}`)
   if (ConfigError.isConfigError(error)) return { code: "INVALID_CONFIGURATION", message: String(error) }
   return { code: "UNEXPECTED", message: causeText(error) }
 }
@@ -60,7 +65,7 @@ export const reportFailure = (mode: OutputMode) => (error: unknown) => {
   const reason = reasonOf(error)
   // The published error body: each entry with an id of its own, as the API's entries have.
   const text = mode.json
-    ? JSON.stringify({ errors: [{ id: randomUUID(), ...reason }] }, null, 2)
+    ? JSON.stringify({ errors: [{ id: uuidV7(), ...reason }] }, null, 2)
     : `Error ${reason.code}: ${reason.message}`
   return Effect.zipRight(Console.error(text), Effect.fail(new CommandFailed({ exitCode: ExitCode.failed })))
 }

@@ -30,19 +30,39 @@ export const unexpected = () =>
 export const unavailable = () =>
   new ApiError({ status: 503, errors: [entryOf("SV5003", "service unavailable: retry later")] })
 
+/** True when a failure is a SqlError of a refused or dropped connection (answered 503 SV5003, not 500). */
+export const isDatabaseUnreachable = (defect: unknown): boolean => {
+  // A SqlError whose cause is a refused or dropped connection: the outcome is known not to have happened.
+  const text = String((defect as { cause?: unknown })?.cause ?? "")
+  return (
+    (defect as { _tag?: string })?._tag === "SqlError" &&
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection terminated|connect|57P01|57P03/.test(text)
+  )
+}
+
 /** True for the paths of the OAuth endpoints, whose answers follow RFC 6749 as well as DESIGN.md. */
 export const isOAuthPath = (path: string): boolean => path.startsWith("/api/oauth/")
 
 // RFC 6749 5.2 names the token endpoint's codes; a refusal it has no code for is `invalid_request`. It has no
 // code for throttling either: a 429, like a 503, is `temporarily_unavailable` (RFC 6749 4.1.2.1), the one
 // code that tells a client to come back later rather than to fix its request or its credentials.
-const oauthErrorOf = (error: ApiError): string => {
-  const code = error.errors[0].code
+const oauthErrorOf = (status: number, code: string): string => {
   if (code === "GH1001") return "invalid_client"
   if (code === "GH1007") return "unsupported_grant_type"
-  if (error.status === 429 || error.status === 503) return "temporarily_unavailable"
-  return error.status >= 500 ? "server_error" : "invalid_request"
+  if (status === 429 || status === 503) return "temporarily_unavailable"
+  return status >= 500 ? "server_error" : "invalid_request"
 }
+
+/**
+ * The RFC 6749 `error` and `error_description` of an error answered on `path` with `status`, its first entry
+ * `entry`, none outside the OAuth endpoints: for an answer that is no ApiError (Node's 431); see withOAuthFields.
+ */
+export const oauthFieldsOf = (
+  path: string,
+  status: number,
+  entry: ErrorEntry,
+): { readonly error?: string; readonly error_description?: string } =>
+  isOAuthPath(path) ? { error: oauthErrorOf(status, entry.code), error_description: entry.message } : {}
 
 /**
  * An error of the OAuth endpoints carries the RFC 6749 `error` and `error_description` beside `errors`
@@ -54,6 +74,5 @@ export const withOAuthFields = (path: string, error: ApiError): ApiError =>
     : new ApiError({
         status: error.status,
         errors: error.errors,
-        error: oauthErrorOf(error),
-        error_description: error.errors[0].message,
+        ...oauthFieldsOf(path, error.status, error.errors[0]),
       })

@@ -5,6 +5,7 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 /** What an Authorization header holds, as RFC 6750 reads it. */
 export type BearerCredentials =
   | { readonly _tag: "Absent" }
+  | { readonly _tag: "OtherScheme" }
   | { readonly _tag: "Malformed" }
   | { readonly _tag: "Token"; readonly token: string }
 
@@ -12,12 +13,17 @@ export type BearerCredentials =
 export const bearerCredentialsOf = (authorization: string | undefined): BearerCredentials => {
   if (authorization === undefined || authorization.trim() === "") return { _tag: "Absent" }
   const token = BEARER.exec(authorization)?.[1]
-  return token === undefined ? { _tag: "Malformed" } : { _tag: "Token", token }
+  if (token !== undefined) return { _tag: "Token", token }
+  const scheme = authorization.trim().split(/[ \t]/, 1)[0] ?? ""
+  return scheme.toLowerCase() === "bearer" ? { _tag: "Malformed" } : { _tag: "OtherScheme" }
 }
 
 /**
- * The `WWW-Authenticate` challenge of a refusal: no error code when the request carried no credentials
- * (RFC 6750 3.1), `invalid_token` when it carried bad ones.
+ * The `WWW-Authenticate` challenge of a refusal: `invalid_token` when the request carried a bearer token that
+ * is bad, no error code when it carried none, not even under another scheme (RFC 6750 3.1: a request that
+ * "attempted using an unsupported authentication method" lacks authentication information).
  */
 export const bearerChallenge = (credentials: BearerCredentials) =>
-  credentials._tag === "Absent" ? 'Bearer realm="points"' : 'Bearer realm="points", error="invalid_token"'
+  credentials._tag === "Token" || credentials._tag === "Malformed"
+    ? 'Bearer realm="points", error="invalid_token"'
+    : 'Bearer realm="points"'

@@ -7,6 +7,7 @@ import type { Settings } from "../config.js"
 import {
   apiErrorOf,
   entryOf,
+  isDatabaseUnreachable,
   isPlatformError,
   unavailable,
   unexpected,
@@ -16,15 +17,6 @@ import { bodyWasNotUtf8 } from "./capped-request.js"
 import { refusedBeforeHandler } from "./idempotent-post.js"
 import { invalidParamsOf } from "./invalid-params.js"
 import { pathOf } from "./request-context.js"
-
-const isDatabaseUnreachable = (defect: unknown): boolean => {
-  // A SqlError whose cause is a refused or dropped connection: the outcome is known not to have happened.
-  const text = String((defect as { cause?: unknown })?.cause ?? "")
-  return (
-    (defect as { _tag?: string })?._tag === "SqlError" &&
-    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection terminated|connect|57P01|57P03/.test(text)
-  )
-}
 
 /**
  * Turns every failure into the published error body: schema failures into 400 with one entry per field

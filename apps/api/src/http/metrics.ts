@@ -89,9 +89,17 @@ const labelsOf = (tags: ReadonlyArray<{ readonly key: string; readonly value: st
   return parts.length === 0 ? "" : `{${parts.join(",")}}`
 }
 
-const typeOf = (state: MetricState.MetricState.Untyped) =>
+// Effect's runtime counts its live fibers with a counter that goes down as fibers end: to Prometheus a
+// counter only grows (a drop reads as a reset), so it is exported as a gauge. Named, because an Effect counter
+// does not say whether it decreases: `incremental: true` makes one ignore negative updates, but most made
+// without it only ever grow all the same (`http_requests_total`, `write_batches_total`, ...).
+const gaugesCountedAsCounters = new Set(["effect_fiber_active"])
+
+const typeOf = (name: string, state: MetricState.MetricState.Untyped) =>
   MetricState.isCounterState(state)
-    ? "counter"
+    ? gaugesCountedAsCounters.has(name)
+      ? "gauge"
+      : "counter"
     : MetricState.isGaugeState(state)
       ? "gauge"
       : MetricState.isHistogramState(state)
@@ -108,7 +116,7 @@ export const prometheusText = Effect.map(Metric.snapshot, (pairs) => {
   for (const pair of pairs) {
     const name = pair.metricKey.name
     const state = pair.metricState
-    const type = typeOf(state)
+    const type = typeOf(name, state)
     if (type === undefined) continue
     const family = families.get(name) ?? {
       help: Option.getOrElse(pair.metricKey.description, () => name),

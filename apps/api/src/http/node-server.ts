@@ -1,36 +1,54 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http"
 import { createServer as createHttpsServer, type ServerOptions } from "node:https"
 import type { Duplex } from "node:stream"
-import { API_VERSION } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Effect } from "effect"
-import { entryOf } from "./api-error-of.js"
+import { entryOf, oauthFieldsOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
+import { pathOf } from "./request-context.js"
+import { commonHeaders } from "./server-middleware.js"
 import { SettledResponse } from "./settled-response.js"
+
+// The path a request target names: a target in absolute form (`http://host/api/users`) by its path.
+const pathOfTarget = (target: string) =>
+  /^https?:\/\//i.test(target) && URL.canParse(target) ? new URL(target).pathname : pathOf({ url: target })
+
+// The path of a refused request, when the bytes Node refused begin with its request line ("" otherwise: a
+// header too large may have come in a later packet than its request line, or the line itself is malformed).
+const refusedPathOf = (rawPacket: unknown) => {
+  if (!Buffer.isBuffer(rawPacket)) return ""
+  const line = /^[A-Z]+ (\S+) HTTP\/\d\.\d\r?\n/.exec(rawPacket.subarray(0, 8_192).toString("latin1"))
+  return line?.[1] === undefined ? "" : pathOfTarget(line[1])
+}
 
 // Node answers a request it cannot parse (a malformed request line or header, a duplicate Content-Length,
 // headers over its limit) itself, before any middleware runs: a bare status, no body, none of the headers
-// every response carries. This answer is the published one.
-const answerUnparsable = (error: Error & { readonly code?: string }, socket: Duplex) => {
+// every response carries. This answer is the published one, with the OAuth endpoints' fields and headers
+// when the request line names one of them.
+const answerUnparsable = (
+  error: Error & { readonly code?: string; readonly rawPacket?: unknown },
+  socket: Duplex,
+) => {
   if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy()
     return
   }
   const tooLarge = error.code === "HPE_HEADER_OVERFLOW"
   const [status, reason] = tooLarge ? [431, "Request Header Fields Too Large"] : [400, "Bad Request"]
-  const body = JSON.stringify({
-    errors: [
-      entryOf(
-        "GH1006",
-        tooLarge ? "invalid params: the request's headers are too large" : "malformed HTTP request",
-      ),
-    ],
-  })
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${uuidV7()}\r\nApi-Version: ${API_VERSION}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+  const path = refusedPathOf(error.rawPacket)
+  const entry = entryOf(
+    "GH1006",
+    tooLarge ? "invalid params: the request's headers are too large" : "malformed HTTP request",
   )
+  const body = JSON.stringify({ errors: [entry], ...oauthFieldsOf(path, status, entry) })
+  const headers = {
+    "Content-Type": "application/json",
+    "Content-Length": String(Buffer.byteLength(body)),
+    ...commonHeaders(path, uuidV7()),
+    Connection: "close",
+  }
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head.join("")}\r\n${body}`)
 }
 
 // A request target in absolute form (`GET http://host/api/users`), which a server must accept (RFC 9112 3.2.2),

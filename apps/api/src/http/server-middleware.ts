@@ -3,6 +3,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { API_VERSION, ApiError } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
+import { Settings } from "../config.js"
 import { entryOf, isOAuthPath, withOAuthFields } from "./api-error-of.js"
 import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
@@ -46,11 +47,26 @@ const payloadTooLarge = () =>
     errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
   })
 
+/**
+ * The headers every answer to a request for `path` carries: its request id, `Api-Version`, and on the OAuth
+ * endpoints `Cache-Control: no-store` and `Pragma: no-cache`.
+ */
+export const commonHeaders = (path: string, requestId: string): Readonly<Record<string, string>> => ({
+  "X-Request-Id": requestId,
+  "Api-Version": API_VERSION,
+  // Every answer of the OAuth endpoints, errors included, is not to be stored (RFC 6749 5.1).
+  ...(isOAuthPath(path) ? { "Cache-Control": "no-store", Pragma: "no-cache" } : {}),
+})
+
 /** Why a request is answered before routing, and the headers that answer adds. */
 interface Refusal {
   readonly error: ApiError
   readonly headers?: Readonly<Record<string, string>>
 }
+
+const routeNotFound = () => new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] })
+
+const isAdminPath = (path: string) => path === "/admin/api" || path.startsWith("/admin/api/")
 
 const invalidRequest = (message: string) =>
   new ApiError({ status: 400, errors: [entryOf("GH1006", `invalid params: ${message}`)] })
@@ -63,12 +79,16 @@ const refusalBeforeRouting = (
   request: HttpServerRequest.HttpServerRequest,
   path: string,
   bodyRoute: ReturnType<typeof bodyRouteOf>,
+  adminApiOn: boolean,
 ): Refusal | undefined => {
+  // With no ADMIN_TOKEN the admin API does not exist (DESIGN.md section 8): first, so that no other refusal
+  // (415 for a route that takes JSON, 413, 400) tells which of its routes there are.
+  if (!adminApiOn && isAdminPath(path)) return { error: routeNotFound() }
   // The router reads `;` and `#` as the end of the path (`/api/users/<id>;x` would be that user's route),
   // and an empty segment as an empty parameter (`/api/users/` was Get user ""): no path of the contract
   // has either, so such a path names no route.
   if (/[;#]|\/\/|.\/$/.test(path)) {
-    return { error: new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] }) }
+    return { error: routeNotFound() }
   }
   // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check (turned off) answered it without a body.
   // Not valid HTTP/1.1, so the connection is closed, as for the requests Node refuses itself.
@@ -95,7 +115,8 @@ const refusalBeforeRouting = (
 
 /**
  * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`
- * (and `Cache-Control: no-store` on the OAuth endpoints),
+ * (and `Cache-Control: no-store` on the OAuth endpoints), answers everything under /admin/api 404 NN1002 when
+ * the admin API is off,
  * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type the route does not take (415 GH1010)
  * before anything reads them, and caps what may be read at the same size. Counts and times every request by
  * route template and status (`/metrics`) and writes its access log line.
@@ -108,14 +129,10 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     let written: number | undefined
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request.headers["x-request-id"])
+    const settings = yield* Settings
     const path = pathOf(request)
     const bodyRoute = bodyRouteOf(request.method, path)
-    // Every answer of the OAuth endpoints, errors included, is not to be stored (RFC 6749 5.1).
-    const common = {
-      "X-Request-Id": requestId,
-      "Api-Version": API_VERSION,
-      ...(isOAuthPath(path) ? { "Cache-Control": "no-store", Pragma: "no-cache" } : {}),
-    }
+    const common = commonHeaders(path, requestId)
     yield* FiberRef.set(currentRequestId, requestId)
     yield* annotate({ service: "api", request_id: requestId, method: request.method, path })
 
@@ -137,12 +154,13 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     // and their metrics the template of the route they were refused at (no router named it).
     let refusedAt: string | undefined
     const refused = (error: ApiError, headers: Readonly<Record<string, string>> = {}) => {
-      refusedAt = bodyRoute?.template
+      // A path refused as naming no route is counted as no route, whichever template it resembles.
+      refusedAt = error.errors[0].code === "NN1002" ? UNMATCHED_ROUTE : bodyRoute?.template
       return Effect.map(errorResponse(withOAuthFields(path, error)), (response) =>
         HttpServerResponse.setHeaders(response, { ...common, ...headers }),
       )
     }
-    const refusal = refusalBeforeRouting(request, path, bodyRoute)
+    const refusal = refusalBeforeRouting(request, path, bodyRoute, Option.isSome(settings.adminToken))
     // The body is read in full first, while the request can still be interrupted: a write's route runs
     // uninterruptibly (writeOptions), and one that starts reading a body whose client has gone meanwhile
     // waits for ever (Node destroyed the stream without an error to report, having no listener for it then).
