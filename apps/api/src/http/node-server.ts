@@ -9,16 +9,20 @@ import { pathOf } from "./request-context.js"
 import { commonHeaders } from "./server-middleware.js"
 import { SettledResponse } from "./settled-response.js"
 
-// The path a request target names: a target in absolute form (`http://host/api/users`) by its path.
-const pathOfTarget = (target: string) =>
-  /^https?:\/\//i.test(target) && URL.canParse(target) ? new URL(target).pathname : pathOf({ url: target })
+// A request target in absolute form (`http://host/api/users?x`), which a server must accept (RFC 9112 3.2.2),
+// as its path and query; any other target as it is.
+const originFormOf = (target: string) => {
+  if (!/^https?:\/\//i.test(target) || !URL.canParse(target)) return target
+  const { pathname, search } = new URL(target)
+  return `${pathname}${search}`
+}
 
 // The path of a refused request, when the bytes Node refused begin with its request line ("" otherwise: a
 // header too large may have come in a later packet than its request line, or the line itself is malformed).
 const refusedPathOf = (rawPacket: unknown) => {
   if (!Buffer.isBuffer(rawPacket)) return ""
   const line = /^[A-Z]+ (\S+) HTTP\/\d\.\d\r?\n/.exec(rawPacket.subarray(0, 8_192).toString("latin1"))
-  return line?.[1] === undefined ? "" : pathOfTarget(line[1])
+  return line?.[1] === undefined ? "" : pathOf({ url: originFormOf(line[1]) })
 }
 
 // Node answers a request it cannot parse (a malformed request line or header, a duplicate Content-Length,
@@ -51,13 +55,10 @@ const answerUnparsable = (
   socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head.join("")}\r\n${body}`)
 }
 
-// A request target in absolute form (`GET http://host/api/users`), which a server must accept (RFC 9112 3.2.2),
-// is routed by its path and query: the router matches the target as sent, and found no route for it.
+// A request in absolute form is routed by its path and query: the router matches the target as sent, and
+// found no route for it.
 const toOriginForm = (request: IncomingMessage) => {
-  const target = request.url ?? ""
-  if (!/^https?:\/\//i.test(target) || !URL.canParse(target)) return
-  const { pathname, search } = new URL(target)
-  request.url = `${pathname}${search}`
+  if (request.url !== undefined) request.url = originFormOf(request.url)
 }
 
 // Before the platform's own listener, which routes the request.
