@@ -27,15 +27,20 @@ const publishEvent = (token: string) =>
     return event.id as string
   })
 
+/** A new partner with an endpoint and one event of its own: its token, the event's id, the endpoint's path. */
+const partnerWithEndpointAndEvent = Effect.gen(function* () {
+  const { token } = yield* newPartner()
+  const endpointId = yield* createEndpoint(token)
+  const eventId = yield* publishEvent(token)
+  return { token, eventId, path: `/api/webhooks/endpoints/${endpointId}` }
+})
+
 layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServices: true })(
   "webhook deliveries over HTTP",
   (it) => {
     it.effect("replays a partner's event to its endpoint (202) and lists the attempt it scheduled", () =>
       Effect.gen(function* () {
-        const { token } = yield* newPartner()
-        const endpointId = yield* createEndpoint(token)
-        const eventId = yield* publishEvent(token)
-        const path = `/api/webhooks/endpoints/${endpointId}`
+        const { token, eventId, path } = yield* partnerWithEndpointAndEvent
 
         const empty = yield* call("GET", `${path}/deliveries`, { token })
         expect(empty.status).toBe(200)
@@ -81,10 +86,7 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
 
     it.effect("disabling an endpoint ends its pending attempts at once; enabling it again revives none", () =>
       Effect.gen(function* () {
-        const { token } = yield* newPartner()
-        const endpointId = yield* createEndpoint(token)
-        const eventId = yield* publishEvent(token)
-        const path = `/api/webhooks/endpoints/${endpointId}`
+        const { token, eventId, path } = yield* partnerWithEndpointAndEvent
         const replay = yield* call("POST", `${path}/replay`, { token, json: { event_ids: [eventId] } })
         expect(replay.body).toEqual({ replayed: 1 })
         const pending = yield* call("GET", `${path}/deliveries`, { token })
