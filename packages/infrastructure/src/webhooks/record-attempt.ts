@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { WebhookEndpoint } from "@points/domain"
 import { Duration, Effect } from "effect"
+import { lockStreams } from "../event-store/lock-streams.js"
+import { webhookStream } from "../event-store/stream-handle.js"
 import { uuidV7 } from "../ids/uuid-v7.js"
 import type { ClaimedDelivery } from "./claim-deliveries.js"
 import { disableEndpoint } from "./disable-endpoint.js"
@@ -22,9 +24,10 @@ export interface AttemptResult {
 /**
  * Records an attempt in one transaction: the claimed row becomes succeeded or failed, the endpoint's failing
  * streak is cleared by a success or started by a failure, and a streak older than `disableAfterFailingFor`,
- * or a 410, disables the endpoint; otherwise a failure schedules the next attempt as a pending row. Only the claim's
- * holder records: when its lease ran out and another dispatcher took the attempt over, nothing is written
- * (false), and the other one's record stands.
+ * or a 410, disables the endpoint; otherwise a failure schedules the next attempt as a pending row, unless the
+ * endpoint was disabled or deleted while the attempt was being made. Only the claim's holder records: when its
+ * lease ran out and another dispatcher took the attempt over, nothing is written (false), and the other one's
+ * record stands.
  */
 export const recordAttempt = (
   claim: ClaimedDelivery,
@@ -33,6 +36,17 @@ export const recordAttempt = (
 ) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const failed = result.made && result.status === "failed"
+    // A failure may disable the endpoint or schedule a retry: the endpoint's stream is locked first, as a
+    // partner's disable locks it first, so the two take turns. A disable that committed meanwhile is seen
+    // below, and one that waited sees the retry when it ends the endpoint's pending attempts.
+    if (failed) {
+      yield* lockStreams({
+        partnerId: claim.partner_id,
+        write: [webhookStream(claim.endpoint_id).streamId],
+        read: [],
+      })
+    }
     const updated = yield* sql`
       UPDATE webhook_deliveries
       SET status = ${result.status}, response_status = ${result.responseStatus},
@@ -44,7 +58,7 @@ export const recordAttempt = (
     let disable = result.disable
     if (result.made && result.status === "succeeded") {
       yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${claim.endpoint_id}`
-    } else if (result.made) {
+    } else if (failed) {
       const limitMs = Duration.toMillis(Duration.decode(options.disableAfterFailingFor))
       const streak = yield* sql<{ too_long: boolean }>`
         INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
@@ -55,7 +69,7 @@ export const recordAttempt = (
     }
     if (disable !== null) {
       yield* disableEndpoint(claim.partner_id, claim.endpoint_id, disable)
-    } else if (result.nextInSeconds !== null) {
+    } else if (result.nextInSeconds !== null && (yield* isEnabled(claim))) {
       const next = yield* sql<{ next_attempt_at: Date }>`
         UPDATE webhook_deliveries
         SET next_attempt_at = now() + ${result.nextInSeconds}::float8 * interval '1 second'
@@ -68,3 +82,13 @@ export const recordAttempt = (
     }
     return true
   })
+
+// Whether the endpoint still takes deliveries, as committed now (a deleted one has no row).
+const isEnabled = (claim: ClaimedDelivery) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ enabled: boolean }>`
+        SELECT enabled FROM webhook_endpoints WHERE id = ${claim.endpoint_id} AND partner_id = ${claim.partner_id}`,
+      (rows) => rows[0]?.enabled === true,
+    ),
+  )

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { PartnerId } from "@points/domain"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import {
   type DispatcherOptions,
   runWebhookDispatcher,
@@ -45,6 +45,15 @@ const endpointRow = (endpointId: string) =>
     (sql) => sql<{ enabled: boolean; disabled_reason: string | null }>`
       SELECT enabled, disabled_reason FROM webhook_endpoints WHERE id = ${endpointId}`,
   )
+
+// A promise the test settles when it chooses: what a receiver waits for, or what it tells the test.
+const gate = () => {
+  let open = () => {}
+  const opened = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { open: () => open(), opened }
+}
 
 const settled = (rows: ReadonlyArray<{ readonly status: string }>, count: number) =>
   rows.length === count && rows.every((row) => row.status !== "pending")
@@ -390,6 +399,109 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
       yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 3))
       expect(receiver.withId(first)).toHaveLength(1)
       expect(receiver.withId(next)).toHaveLength(1)
+    }),
+  )
+
+  it.scoped(
+    "an attempt in flight when the partner disables the endpoint schedules no retry if it fails",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // The first request is held open until the test has disabled the endpoint, then fails.
+        const inFlight = gate()
+        const released = gate()
+        let requests = 0
+        const receiver = yield* startReceiver(() => {
+          if (requests++ > 0) return { status: 204 }
+          inFlight.open()
+          return { status: 500, after: released.opened }
+        })
+        const partner = newId()
+        const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+        yield* runDelivery({ ...quick, retrySchedule: [0, 60] })
+        const first = yield* publishEvent(partner)
+        yield* Effect.promise(() => inFlight.opened)
+
+        const context = {
+          partnerId: PartnerId.make(partner),
+          requestId: `req-${newId()}`,
+          idempotencyKey: null,
+        }
+        const allow = { allowPrivateTargets: true }
+        yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: false }, allow)
+        released.open()
+        const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => r[0]?.status === "failed")
+        expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([
+          [1, "failed", 500],
+        ])
+
+        yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: true }, allow)
+        // Were a retry pending, it would now be due, and sent before the next event.
+        yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now()
+                 WHERE endpoint_id = ${endpoint.endpointId} AND status = 'pending'`
+        const next = yield* publishEvent(partner)
+        yield* eventually(deliveriesOf(endpoint.endpointId), (r) =>
+          r.some((row) => row.event_id === next && row.status !== "pending"),
+        )
+        expect(receiver.withId(first)).toHaveLength(1)
+        expect(receiver.withId(next)).toHaveLength(1)
+      }),
+  )
+
+  it.scoped("a failed attempt recorded while the partner's disable commits leaves no retry pending", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const inFlight = gate()
+      const released = gate()
+      const receiver = yield* startReceiver(() => {
+        inFlight.open()
+        return { status: 500, after: released.opened }
+      })
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* runDelivery({ ...quick, retrySchedule: [0, 60] })
+      yield* publishEvent(partner)
+      yield* Effect.promise(() => inFlight.opened)
+
+      // The disable has ended the pending attempts but not committed when the attempt fails and is recorded.
+      const context = {
+        partnerId: PartnerId.make(partner),
+        requestId: `req-${newId()}`,
+        idempotencyKey: null,
+      }
+      const disabled = yield* Deferred.make<void>()
+      const commit = yield* Deferred.make<void>()
+      const disabling = yield* Effect.fork(
+        sql.withTransaction(
+          updateWebhookEndpoint(
+            context,
+            endpoint.endpointId,
+            { enabled: false },
+            { allowPrivateTargets: true },
+          ).pipe(
+            Effect.zipRight(Deferred.succeed(disabled, undefined)),
+            Effect.zipRight(Deferred.await(commit)),
+          ),
+        ),
+      )
+      yield* Deferred.await(disabled)
+      released.open()
+      // The recording either waits for the disable's lock or (without that lock) is already written.
+      yield* eventually(
+        Effect.map(
+          sql<{ waiting: number; recorded: number }>`
+            SELECT (SELECT count(*)::int FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND datname = current_database()) AS waiting,
+                   (SELECT count(*)::int FROM webhook_deliveries
+                    WHERE endpoint_id = ${endpoint.endpointId} AND status = 'failed') AS recorded`,
+          (rows) => (rows[0]?.waiting ?? 0) > 0 || (rows[0]?.recorded ?? 0) > 0,
+        ),
+        (waitingOrRecorded) => waitingOrRecorded,
+      )
+      yield* Deferred.succeed(commit, undefined)
+      yield* Fiber.join(disabling)
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => r[0]?.status === "failed")
+      expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([[1, "failed", 500]])
     }),
   )
 

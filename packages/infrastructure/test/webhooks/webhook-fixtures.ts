@@ -201,6 +201,8 @@ export type Answer =
       readonly headers?: Record<string, string>
       readonly body?: string
       readonly delayMs?: number
+      /** Answered only once this settles: the test does something while the attempt is in flight. */
+      readonly after?: Promise<unknown>
     }
   | { readonly hang: true }
   | { readonly stream: { readonly status: number; readonly bytes: number } }
@@ -257,6 +259,7 @@ export const startReceiver = (
             response.writeHead(reply.status, reply.headers ?? {})
             response.end(reply.body ?? "")
           }
+          if (reply.after !== undefined) return void reply.after.then(respond)
           if (reply.delayMs === undefined) return respond()
           setTimeout(respond, reply.delayMs)
         })
