@@ -154,6 +154,25 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     }),
   )
 
+  it.effect("answers CONNECT, which it tunnels nowhere, as an unknown route in the published format", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      for (const target of ["example.com:443", "/api/users"]) {
+        // Node closed the connection without a word: no "connect" listener.
+        const raw = yield* sendRaw(base, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`, {
+          halfClose: false,
+        })
+        const [head = "", body = ""] = raw.split("\r\n\r\n")
+        expect(head.split("\r\n")[0]).toBe("HTTP/1.1 404 Not Found")
+        expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i)
+        expect(head.toLowerCase()).toContain(`\r\napi-version: ${API_VERSION.toLowerCase()}\r\n`)
+        expect(JSON.parse(body).errors).toEqual([
+          { id: expect.stringMatching(uuid), code: "NN1002", message: "route not found" },
+        ])
+      }
+    }),
+  )
+
   it.effect(
     "answers requests Node cannot parse on the OAuth endpoints with no-store and RFC 6749 `error` fields",
     () =>

@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http"
 import { createServer as createHttpsServer, type ServerOptions } from "node:https"
 import type { Duplex } from "node:stream"
+import type { ErrorEntry } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Effect } from "effect"
 import { entryOf, oauthFieldsOf } from "./api-error-of.js"
@@ -38,12 +39,28 @@ const answerUnparsable = (
     return
   }
   const tooLarge = error.code === "HPE_HEADER_OVERFLOW"
-  const [status, reason] = tooLarge ? [431, "Request Header Fields Too Large"] : [400, "Bad Request"]
-  const path = refusedPathOf(error.rawPacket)
-  const entry = entryOf(
-    "GH1006",
-    tooLarge ? "invalid params: the request's headers are too large" : "malformed HTTP request",
-  )
+  answerRaw(socket, {
+    status: tooLarge ? 431 : 400,
+    reason: tooLarge ? "Request Header Fields Too Large" : "Bad Request",
+    path: refusedPathOf(error.rawPacket),
+    code: "GH1006",
+    message: tooLarge ? "invalid params: the request's headers are too large" : "malformed HTTP request",
+  })
+}
+
+// An answer in the published format written straight to a socket the platform never saw, which then closes.
+const answerRaw = (
+  socket: Duplex,
+  answer: {
+    readonly status: number
+    readonly reason: string
+    readonly path: string
+    readonly code: ErrorEntry["code"]
+    readonly message: string
+  },
+) => {
+  const { status, reason, path } = answer
+  const entry = entryOf(answer.code, answer.message)
   const body = JSON.stringify({ errors: [entry], ...oauthFieldsOf(path, status, entry) })
   const headers = {
     "Content-Type": "application/json",
@@ -55,6 +72,17 @@ const answerUnparsable = (
   socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head.join("")}\r\n${body}`)
 }
 
+// Node hands a CONNECT request to "connect" listeners only, and without one closes the connection unanswered.
+// The API tunnels nothing: no route, as for any other method it does not serve.
+const answerConnect = (request: IncomingMessage, socket: Duplex) =>
+  answerRaw(socket, {
+    status: 404,
+    reason: "Not Found",
+    path: pathOf({ url: originFormOf(request.url ?? "") }),
+    code: "NN1002",
+    message: "route not found",
+  })
+
 // A request in absolute form is routed by its path and query: the router matches the target as sent, and
 // found no route for it.
 const toOriginForm = (request: IncomingMessage) => {
@@ -63,7 +91,10 @@ const toOriginForm = (request: IncomingMessage) => {
 
 // Before the platform's own listener, which routes the request.
 const withPublishedErrors = <S extends Server>(server: S): S =>
-  server.on("clientError", answerUnparsable).prependListener("request", toOriginForm)
+  server
+    .on("clientError", answerUnparsable)
+    .on("connect", answerConnect)
+    .prependListener("request", toOriginForm)
 
 /**
  * The API's HTTP server: bodies capped while read (CappedRequest), unparsable requests answered as published,
