@@ -72,6 +72,8 @@ const isRetriableStatus = (status: number, critical: boolean) =>
  * - 409 IK1002 (an earlier attempt of the call still runs on the server) is retried with backoff too;
  * - an attempt's answer is read in full within `requestTimeout`: a body that stalls or breaks off counts as
  *   no response;
+ * - a call that would outlast `deadline` (attempts and waits included) ends with RetriesExhausted, at once when
+ *   the next wait alone would pass it;
  * - every attempt sends an X-Request-ID of its own; the call's last one is on RetriesExhausted;
  * - with `tokens`, each attempt carries a current bearer token; a 401 drops it and the request is sent once
  *   more with a new one.
@@ -118,82 +120,99 @@ export const resilientHttpClient = <E>(
       const keyed = key === null ? request : HttpClientRequest.setHeader(request, "Idempotency-Key", key)
       const critical = Option.exists(call, (settings) => settings.critical)
       const bearer = oauth ? Option.none() : tokens
+      const started = yield* Clock.currentTimeMillis
       let renewedToken = false
       let lastAttempt: LastAttempt = { requestId: null, status: null }
-      for (let retry = 0; ; ) {
-        const token = Option.isSome(bearer) ? yield* bearer.value.current : undefined
-        const requestId = newRequestId()
-        const identified = HttpClientRequest.setHeader(keyed, "X-Request-ID", requestId)
-        const outgoing = token === undefined ? identified : HttpClientRequest.bearerToken(identified, token)
-        const outcome = yield* attempt(outgoing)
-        lastAttempt = {
-          requestId: Either.match(outcome, {
-            onLeft: () => requestId,
-            onRight: ({ response }) => response.headers["x-request-id"] ?? requestId,
-          }),
-          status: Either.match(outcome, { onLeft: () => null, onRight: ({ response }) => response.status }),
-        }
-        if (Option.isSome(call)) call.value.lastAttempt = lastAttempt
-        let failure: RetriableFailure
-        if (Either.isLeft(outcome)) {
-          const error = outcome.left
-          // Only a transport failure leaves the outcome open; a request that cannot be built fails as is.
-          if (!(error._tag === "RequestError" && error.reason === "Transport"))
-            return yield* Effect.fail(error)
-          failure = {
-            status: null,
-            description: `no response (${error.message})`,
-            serverDelayMillis: undefined,
-          }
-        } else {
-          const { response, body } = outcome.right
-          if (response.status === 401 && token !== undefined && Option.isSome(bearer) && !renewedToken) {
-            // The token expired or was revoked early; a 401 executed nothing, so the same key is safe.
-            renewedToken = true
-            yield* bearer.value.invalidate(token)
-            continue
-          }
-          const now = yield* Clock.currentTimeMillis
-          const retryAfter = retryAfterMillis(response.headers["retry-after"], now)
-          const throttled = response.status === 429
-          if (throttled && retryAfter !== undefined && retryAfter > policy.maxRetryAfterMillis)
-            return response
-          const inProgress = isInProgress(response.status, body)
-          if (!(throttled || inProgress || isRetriableStatus(response.status, critical))) return response
-          failure = {
-            status: response.status,
-            description: inProgress
-              ? "status 409 IK1002 (the request is still in progress)"
-              : `status ${response.status}`,
-            serverDelayMillis:
-              retryAfter === undefined ? undefined : Math.min(retryAfter, policy.maxRetryAfterMillis),
-          }
-        }
-        if (retry >= policy.maxRetries) {
-          return yield* new RetriesExhausted({
-            method: request.method,
-            url: request.url,
-            attempts: retry + 1,
-            lastStatus: failure.status,
-            lastFailure: failure.description,
-            idempotencyKey: key,
-            requestId: lastAttempt.requestId,
-          })
-        }
-        const backoff = yield* backoffMillis(policy, retry)
-        // A 429 waits exactly as long as it asks; other failures back off, never sooner than a Retry-After.
-        const wait =
-          failure.status === 429 && failure.serverDelayMillis !== undefined
-            ? failure.serverDelayMillis
-            : Math.max(backoff, failure.serverDelayMillis ?? 0)
-        yield* Effect.logDebug("retrying", {
-          retry: retry + 1,
-          failure: failure.description,
-          waitMillis: wait,
+      let attempts = 0
+      const exhausted = (lastFailure: string) =>
+        new RetriesExhausted({
+          method: request.method,
+          url: request.url,
+          attempts,
+          lastStatus: lastAttempt.status,
+          lastFailure,
+          idempotencyKey: key,
+          requestId: lastAttempt.requestId,
         })
-        yield* Effect.sleep(wait)
-        retry += 1
-      }
+      const retrying = Effect.gen(function* () {
+        for (let retry = 0; ; ) {
+          const token = Option.isSome(bearer) ? yield* bearer.value.current : undefined
+          const requestId = newRequestId()
+          const identified = HttpClientRequest.setHeader(keyed, "X-Request-ID", requestId)
+          const outgoing = token === undefined ? identified : HttpClientRequest.bearerToken(identified, token)
+          attempts += 1
+          // Known before the answer: an attempt abandoned at the deadline is named by what it sent.
+          lastAttempt = { requestId, status: null }
+          const outcome = yield* attempt(outgoing)
+          lastAttempt = {
+            requestId: Either.match(outcome, {
+              onLeft: () => requestId,
+              onRight: ({ response }) => response.headers["x-request-id"] ?? requestId,
+            }),
+            status: Either.match(outcome, { onLeft: () => null, onRight: ({ response }) => response.status }),
+          }
+          if (Option.isSome(call)) call.value.lastAttempt = lastAttempt
+          let failure: RetriableFailure
+          if (Either.isLeft(outcome)) {
+            const error = outcome.left
+            // Only a transport failure leaves the outcome open; a request that cannot be built fails as is.
+            if (!(error._tag === "RequestError" && error.reason === "Transport"))
+              return yield* Effect.fail(error)
+            failure = {
+              status: null,
+              description: `no response (${error.message})`,
+              serverDelayMillis: undefined,
+            }
+          } else {
+            const { response, body } = outcome.right
+            if (response.status === 401 && token !== undefined && Option.isSome(bearer) && !renewedToken) {
+              // The token expired or was revoked early; a 401 executed nothing, so the same key is safe.
+              renewedToken = true
+              yield* bearer.value.invalidate(token)
+              continue
+            }
+            const now = yield* Clock.currentTimeMillis
+            const retryAfter = retryAfterMillis(response.headers["retry-after"], now)
+            const throttled = response.status === 429
+            if (throttled && retryAfter !== undefined && retryAfter > policy.maxRetryAfterMillis)
+              return response
+            const inProgress = isInProgress(response.status, body)
+            if (!(throttled || inProgress || isRetriableStatus(response.status, critical))) return response
+            failure = {
+              status: response.status,
+              description: inProgress
+                ? "status 409 IK1002 (the request is still in progress)"
+                : `status ${response.status}`,
+              serverDelayMillis:
+                retryAfter === undefined ? undefined : Math.min(retryAfter, policy.maxRetryAfterMillis),
+            }
+          }
+          if (retry >= policy.maxRetries) return yield* exhausted(failure.description)
+          const backoff = yield* backoffMillis(policy, retry)
+          // A 429 waits exactly as long as it asks; other failures back off, never sooner than a Retry-After.
+          const wait =
+            failure.status === 429 && failure.serverDelayMillis !== undefined
+              ? failure.serverDelayMillis
+              : Math.max(backoff, failure.serverDelayMillis ?? 0)
+          const elapsed = (yield* Clock.currentTimeMillis) - started
+          if (policy.deadlineMillis !== undefined && elapsed + wait >= policy.deadlineMillis)
+            return yield* exhausted(`${failure.description}; the next attempt would start past the deadline`)
+          yield* Effect.logDebug("retrying", {
+            retry: retry + 1,
+            failure: failure.description,
+            waitMillis: wait,
+          })
+          yield* Effect.sleep(wait)
+          retry += 1
+        }
+      })
+      // The hard bound: an attempt or a token fetch still running at the deadline is abandoned, its outcome open.
+      return yield* policy.deadlineMillis === undefined
+        ? retrying
+        : Effect.timeoutFail(retrying, {
+            duration: Math.max(0, policy.deadlineMillis),
+            onTimeout: () => exhausted("the call's deadline passed before an answer"),
+          })
     })
 
   return HttpClient.makeWith(

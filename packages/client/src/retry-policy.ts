@@ -16,6 +16,11 @@ export interface RetryPolicy {
   readonly maxRetryAfter: Duration.DurationInput
   /** How long one attempt may take before it counts as a connection failure. Default 30 s. */
   readonly requestTimeout: Duration.DurationInput
+  /**
+   * The longest one call may take, its attempts, token fetches and waits included, before it fails with
+   * RetriesExhausted (the outcome open: retry later with its key). Default: none, bounded by maxRetries.
+   */
+  readonly deadline: Duration.DurationInput | undefined
 }
 
 /** The published guidance's maximum number of retries within 24 hours. */
@@ -28,6 +33,7 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxDelay: "60 seconds",
   maxRetryAfter: "120 seconds",
   requestTimeout: "30 seconds",
+  deadline: undefined,
 }
 
 /** A policy with its durations resolved, checked once when the client is made. */
@@ -37,6 +43,7 @@ export interface ResolvedRetryPolicy {
   readonly maxDelayMillis: number
   readonly maxRetryAfterMillis: number
   readonly requestTimeout: Duration.Duration
+  readonly deadlineMillis: number | undefined
 }
 
 /** Fills in the defaults and rejects a policy that is not bounded (a defect: it is the caller's code). */
@@ -56,6 +63,7 @@ export const resolveRetryPolicy = (overrides: Partial<RetryPolicy> = {}): Resolv
     maxDelayMillis: millis("maxDelay", policy.maxDelay),
     maxRetryAfterMillis: millis("maxRetryAfter", policy.maxRetryAfter),
     requestTimeout: Duration.millis(millis("requestTimeout", policy.requestTimeout)),
+    deadlineMillis: policy.deadline === undefined ? undefined : millis("deadline", policy.deadline),
   }
 }
 

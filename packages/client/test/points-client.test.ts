@@ -235,6 +235,58 @@ describe("The Points client", () => {
     }),
   )
 
+  it.scopedLive(
+    "ends a call at its deadline with RetriesExhausted, naming the key, however it is spent",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* scriptedServer
+        const unavailable = { status: 503, body: errorBody("SV5003", "service unavailable") }
+        // Backoff alone: 15 retries at 50-100 ms each would take 0.75-1.5 s.
+        server.script("POST", "/api/points/add", [unavailable])
+        const slow = { initialDelay: "100 millis", maxDelay: "100 millis", deadline: "300 millis" } as const
+        const backingOff = yield* Effect.flip(
+          (yield* clientOf(server, slow)).addPoints(movement, { idempotencyKey: "add-deadline" }),
+        )
+        expect(backingOff).toBeInstanceOf(RetriesExhausted)
+        const sent = server.requestsTo("POST", "/api/points/add")
+        expect(sent.length).toBeLessThan(8)
+        expect(backingOff).toMatchObject({
+          attempts: sent.length,
+          lastStatus: 503,
+          idempotencyKey: "add-deadline",
+          lastFailure: "status 503; the next attempt would start past the deadline",
+        })
+
+        // A Retry-After past the deadline: no wait that cannot end in time.
+        server.script("POST", "/api/users", [{ ...unavailable, headers: { "retry-after": "30" } }])
+        const later = yield* Effect.flip(
+          (yield* clientOf(server, { ...fast, deadline: "5 seconds" })).createUser({
+            partner_user_id: "p-1",
+            email: "ada@example.com",
+          }),
+        )
+        expect(later).toMatchObject({ _tag: "RetriesExhausted", attempts: 1, lastStatus: 503 })
+        expect(server.requestsTo("POST", "/api/users")).toHaveLength(1)
+
+        // An attempt that stalls past the deadline, well within its own time limit: abandoned, outcome open.
+        server.script("POST", "/api/points/subtract", ["stall"])
+        const stalled = yield* Effect.flip(
+          (yield* clientOf(server, {
+            ...fast,
+            requestTimeout: "30 seconds",
+            deadline: "300 millis",
+          })).subtractPoints(movement, { idempotencyKey: "subtract-stalled" }),
+        )
+        expect(stalled).toMatchObject({
+          _tag: "RetriesExhausted",
+          attempts: 1,
+          lastStatus: null,
+          idempotencyKey: "subtract-stalled",
+          lastFailure: "the call's deadline passed before an answer",
+        })
+      }),
+  )
+
   it.scopedLive("refuses input that breaks the contract before sending anything", () =>
     Effect.gen(function* () {
       const server = yield* scriptedServer
