@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import type { Server } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { housekeepingLayer } from "@points/infrastructure"
+import { housekeepingLayer, StartFailure } from "@points/infrastructure"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
 import { apiHttpServer, apiHttpsServer, drainServer } from "./http/node-server.js"
@@ -11,16 +11,37 @@ import { HttpAppLive, UserActivationLive } from "./server.js"
 /** The API's Node server itself, for the graceful stop that drains it. */
 class ApiNodeServer extends Context.Tag("@points/api/ApiNodeServer")<ApiNodeServer, Server>() {}
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+// A file a setting names, read at start: one that cannot be read stops the start naming the setting.
+const readSettingFile = (setting: string, path: string) =>
+  Effect.try({
+    try: () => readFileSync(path),
+    catch: (error) =>
+      new StartFailure({ message: `${setting} (${path}) cannot be read: ${messageOf(error)}` }),
+  })
+
+// Node checks the certificate and key when it makes the server (PEM, the key matching the certificate).
+const httpsServerOf = (files: { readonly cert: string; readonly key: string }) =>
+  Effect.gen(function* () {
+    const cert = yield* readSettingFile("TLS_CERT_FILE", files.cert)
+    const key = yield* readSettingFile("TLS_KEY_FILE", files.key)
+    return yield* Effect.try({
+      try: () => apiHttpsServer({ cert, key }),
+      catch: (error) =>
+        new StartFailure({
+          message: `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its private key: ${messageOf(error)}`,
+        }),
+    })
+  })
+
 /** The Node server: HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set, HTTP otherwise. */
 const NodeServerLive = Layer.effect(
   ApiNodeServer,
-  Effect.map(Settings, (settings) =>
+  Effect.flatMap(Settings, (settings) =>
     Option.match(
       Option.zipWith(settings.tlsCertFile, settings.tlsKeyFile, (cert, key) => ({ cert, key })),
-      {
-        onNone: () => apiHttpServer(),
-        onSome: ({ cert, key }) => apiHttpsServer({ cert: readFileSync(cert), key: readFileSync(key) }),
-      },
+      { onNone: () => Effect.sync(apiHttpServer), onSome: httpsServerOf },
     ),
   ),
 )
@@ -37,9 +58,17 @@ const ServerLive = Layer.unwrapEffect(
           : Effect.logInfo(`listening on ${http.address.path}`),
       ),
     )
+    const address = `${settings.host}:${settings.port}`
     return Layer.provideMerge(
       listening,
-      NodeHttpServer.layer(() => server, { port: settings.port, host: settings.host }),
+      NodeHttpServer.layer(() => server, { port: settings.port, host: settings.host }).pipe(
+        Layer.mapError(
+          (error) =>
+            new StartFailure({
+              message: `cannot listen on ${address} (HOST, PORT): ${messageOf(error.cause)}`,
+            }),
+        ),
+      ),
     )
   }),
 )

@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { isIP } from "node:net"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 
 /** The API's settings (DESIGN.md section 8), read from the environment and validated at start. */
 export interface ApiSettings {
@@ -42,18 +43,36 @@ const nonNegativeInt = (name: string, fallback: number, max: number) =>
     Config.withDefault(fallback),
   )
 
+// An address to listen on: an IP literal, or a host name of RFC 1123 labels (resolved when the server starts).
+const isHost = (host: string) =>
+  isIP(host) !== 0 ||
+  (host.length <= 253 &&
+    host.split(".").every((label) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label)))
+
+const isAdminToken = (token: Redacted.Redacted) => /^[A-Za-z0-9\-._~+/]{16,}=*$/.test(Redacted.value(token))
+
 /** Reads and validates every setting; a bad value fails start with a message naming the variable. */
 export const apiSettings: Config.Config<ApiSettings> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
-  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-  adminToken: Config.option(
-    Config.redacted("ADMIN_TOKEN").pipe(
-      Config.validate({
-        // Said in full: the provider does not add the variable's name to a failure of a redacted value.
-        // A bearer token's characters (RFC 6750 b64token), or no Authorization header could carry it.
-        message: "ADMIN_TOKEN must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then optional =)",
-        validation: (token) => /^[A-Za-z0-9\-._~+/]{16,}=*$/.test(Redacted.value(token)),
-      }),
+  host: Config.string("HOST").pipe(
+    Config.validate({
+      message: "must be an IP address or a host name (letters, digits, hyphens and dots)",
+      validation: isHost,
+    }),
+    Config.withDefault("0.0.0.0"),
+  ),
+  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
+    // Named here: the provider adds no variable's name to a failure of a redacted value. A bearer token's
+    // characters (RFC 6750 b64token), or no Authorization header could carry it.
+    Config.mapOrFail((token) =>
+      Option.match(token, { onNone: () => true, onSome: isAdminToken })
+        ? Either.right(token)
+        : Either.left(
+            ConfigError.InvalidData(
+              ["ADMIN_TOKEN"],
+              "must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then optional =)",
+            ),
+          ),
     ),
   ),
   tokenTtlSeconds: positiveInt("TOKEN_TTL_SECONDS", 3600, 86_400 * 30),
@@ -68,9 +87,18 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
   housekeepingIntervalSeconds: positiveInt("HOUSEKEEPING_INTERVAL_SECONDS", 300, 86_400),
 }).pipe(
-  Config.validate({
-    message: "TLS_CERT_FILE and TLS_KEY_FILE must be set together",
-    validation: (settings) => Option.isSome(settings.tlsCertFile) === Option.isSome(settings.tlsKeyFile),
+  Config.mapOrFail((settings) => {
+    if (Option.isSome(settings.tlsCertFile) === Option.isSome(settings.tlsKeyFile))
+      return Either.right(settings)
+    const [missing, set] = Option.isSome(settings.tlsCertFile)
+      ? ["TLS_KEY_FILE", "TLS_CERT_FILE"]
+      : ["TLS_CERT_FILE", "TLS_KEY_FILE"]
+    return Either.left(
+      ConfigError.InvalidData(
+        [missing],
+        `must be set with ${set}: TLS_CERT_FILE and TLS_KEY_FILE go together`,
+      ),
+    )
   }),
 )
 

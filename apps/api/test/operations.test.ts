@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { request as httpsRequest } from "node:https"
-import { connect } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -15,7 +15,7 @@ import { Settings } from "../src/config.js"
 import { HttpAppLive } from "../src/server.js"
 import { publishedDocument } from "./contract-conformance.js"
 import { ADMIN_TOKEN, call, eventually, metricValue, newPartner, testSettings } from "./harness.js"
-import { apiProcess, freePort, waitForOutput } from "./processes.js"
+import { apiProcess, freePort, testDatabaseUrl, waitForOutput } from "./processes.js"
 import { tcpProxy } from "./tcp-proxy.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -38,12 +38,22 @@ it.effect("validates the configuration at start, with a message naming each bad 
     expect(yield* settingsError({ TOKEN_RATE_LIMIT_PER_ADDRESS: "-1" })).toMatch(
       /TOKEN_RATE_LIMIT_PER_ADDRESS.*from 0 to 100000/,
     )
-    expect(yield* settingsError({ TLS_CERT_FILE: "/tmp/cert.pem" })).toContain(
-      "TLS_CERT_FILE and TLS_KEY_FILE must be set together",
-    )
     const shortToken = yield* settingsError({ ADMIN_TOKEN: "short-secret" })
-    expect(shortToken).toContain("ADMIN_TOKEN must be at least 16 characters")
+    expect(shortToken).toContain('at ADMIN_TOKEN: "must be at least 16 characters')
     expect(shortToken).not.toContain("short-secret")
+    // Each names its variable: a redacted value's and a pair's failures named none ("Invalid data at : …").
+    expect(yield* settingsError({ TLS_CERT_FILE: "/tmp/cert.pem" })).toContain(
+      'at TLS_KEY_FILE: "must be set with TLS_CERT_FILE',
+    )
+    expect(yield* settingsError({ TLS_KEY_FILE: "/tmp/key.pem" })).toContain(
+      'at TLS_CERT_FILE: "must be set with TLS_KEY_FILE',
+    )
+    for (const host of ["not_a_host", "a..b", "-lead.example", "x".repeat(64)]) {
+      expect(yield* settingsError({ HOST: host })).toContain('at HOST: "must be an IP address or a host name')
+    }
+    for (const host of ["127.0.0.1", "::", "localhost", "api-1.internal.example"]) {
+      expect(yield* settingsError({ HOST: host, PORT: "abc" })).not.toContain("HOST")
+    }
     // Every bad value at once: one message names them all.
     const all = yield* settingsError({
       PORT: "abc",
@@ -208,6 +218,60 @@ const jsonLines = (text: string) =>
     .map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
 
 layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("The API process", (it) => {
+  it.scoped("refuses to start in one line an operator can act on, naming the setting, with no stack", () =>
+    Effect.gen(function* () {
+      const databaseUrl = yield* testDatabaseUrl
+      const certificate = yield* selfSignedCertificate
+      // A port someone else listens on.
+      const taken = createServer()
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          taken.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () => Effect.sync(() => taken.close()),
+      )
+      const takenPort = (taken.address() as AddressInfo).port
+      const closedPort = yield* freePort
+      const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
+        [
+          { PORT: String(takenPort) },
+          `cannot listen on 127.0.0.1:${takenPort} (HOST, PORT): listen EADDRINUSE`,
+        ],
+        [
+          { TLS_CERT_FILE: "/nonexistent/cert.pem", TLS_KEY_FILE: certificate.key },
+          "TLS_CERT_FILE (/nonexistent/cert.pem) cannot be read: ENOENT",
+        ],
+        [
+          { TLS_CERT_FILE: certificate.key, TLS_KEY_FILE: certificate.key },
+          "TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its private key",
+        ],
+        [
+          { DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/none` },
+          `the database (DATABASE_URL, or the embedded server) cannot be used: connect ECONNREFUSED 127.0.0.1:${closedPort}`,
+        ],
+        [
+          { DATABASE_URL: "notaurl" },
+          'bad settings: (Invalid data at DATABASE_URL: "must be a postgres:// or postgresql:// URL',
+        ],
+      ]
+      for (const [env, problem] of cases) {
+        const api = yield* apiProcess({
+          PORT: String(yield* freePort),
+          HOST: "127.0.0.1",
+          DATABASE_URL: databaseUrl,
+          LOG_LEVEL: "info",
+          ...env,
+        })
+        expect(yield* Effect.promise(() => api.exit)).toBe(1)
+        const refusal = jsonLines(api.stdout()).find((line) =>
+          String(line.message).includes("could not start"),
+        )
+        expect(refusal?.message).toContain(`the API could not start: ${problem}`)
+        expect(api.stdout() + api.stderr()).not.toMatch(/\n\s+at /)
+      }
+    }),
+  )
+
   it.scoped(
     "serves HTTPS, logs JSON lines without secrets, and on SIGTERM finishes in-flight requests and exits 0",
     () =>

@@ -33,7 +33,8 @@ describe("projection settings", () => {
     Effect.gen(function* () {
       for (const bad of ["5,10", "0,x", "", "0,-1"]) {
         const error = yield* Effect.flip(read({ WEBHOOK_RETRY_SCHEDULE: bad }))
-        expect(String(error)).toContain("WEBHOOK_RETRY_SCHEDULE")
+        expect(String(error)).toContain("Invalid data at WEBHOOK_RETRY_SCHEDULE: ")
+        expect(String(error)).not.toContain("WEBHOOK_RETRY_SCHEDULE.WEBHOOK_RETRY_SCHEDULE")
       }
       const error = yield* Effect.flip(read({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "maybe" }))
       expect(String(error)).toContain("WEBHOOK_ALLOW_PRIVATE_TARGETS")

@@ -9,7 +9,7 @@ export const logLevelSetting: Config.Config<LogLevel.LogLevel> = Config.string("
       ? Either.left(
           ConfigError.InvalidData(
             ["LOG_LEVEL"],
-            `LOG_LEVEL must be one of ${LogLevel.allLevels.map((candidate) => candidate.label).join(", ")}`,
+            `must be one of ${LogLevel.allLevels.map((candidate) => candidate.label).join(", ")}`,
           ),
         )
       : Either.right(level)

@@ -2,6 +2,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, Effect, Layer, Logger } from "effect"
 import { databaseConfig } from "../database/database-config.js"
 import { logLevelSetting } from "./log-level.js"
+import { startProblemOf } from "./start-failure.js"
 
 /** A long-running process: what it is called in its logs, the settings it reads, and what it runs. */
 export interface ServiceDefinition<E> {
@@ -36,12 +37,15 @@ export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
       Logger.withMinimumLogLevel(level),
     )
   }).pipe(
-    // A failure to start (a bad setting, the database out of reach) is one JSON line naming its cause.
-    Effect.tapErrorCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.void
-        : Effect.logError(`${service.name} could not start`, cause),
-    ),
+    // A failure to start is one JSON line: what to fix when an operator can (a setting, the database, the
+    // address), without a stack; anything else with its cause.
+    Effect.tapErrorCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.void
+      const problem = startProblemOf(cause)
+      return problem === undefined
+        ? Effect.logError(`${service.name} could not start`, cause)
+        : Effect.logError(`${service.name} could not start: ${problem}`)
+    }),
     // Provided around everything, layers included: a logger provided to a layer with Layer.provide does not
     // reach the fibers that layer's dependents start, and nothing would print.
     Effect.provide(Logger.json),

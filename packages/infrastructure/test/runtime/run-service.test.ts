@@ -15,6 +15,7 @@ describe("serviceProgram", () => {
             ConfigProvider.fromMap(
               new Map([
                 ["DATABASE_POOL_SIZE", "0"],
+                ["DATABASE_URL", "postgres-not://user:hunter2@db/points"],
                 ["LOG_LEVEL", "loud"],
                 ["SERVICE_PORT", "abc"],
               ]),
@@ -23,8 +24,10 @@ describe("serviceProgram", () => {
         ),
       )
       // DATABASE_POOL_SIZE was checked later, when the database started: its bad value came alone, after a fix.
-      for (const name of ["DATABASE_POOL_SIZE", "LOG_LEVEL", "SERVICE_PORT"])
+      for (const name of ["DATABASE_POOL_SIZE", "DATABASE_URL", "LOG_LEVEL", "SERVICE_PORT"])
         expect(String(failure)).toContain(name)
+      // A database URL may hold a password: the message says what is wrong, never the value.
+      expect(String(failure)).not.toContain("hunter2")
     }),
   )
 })

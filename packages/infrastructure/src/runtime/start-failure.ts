@@ -1,0 +1,28 @@
+import { SqlError } from "@effect/sql"
+import { Cause, ConfigError, Data, Option } from "effect"
+
+/** A service that cannot start, said in one line for its operator: what is wrong and which setting to fix. */
+export class StartFailure extends Data.TaggedError("StartFailure")<{ readonly message: string }> {}
+
+// The innermost message of an error's causes: `connect ECONNREFUSED 127.0.0.1:5432`, not the wrapper's.
+const rootMessage = (error: unknown): string => {
+  let current = error
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause
+  return current instanceof Error ? current.message : String(current)
+}
+
+/**
+ * The one line an operator reads when a service does not start, for the failures an operator fixes (a
+ * setting, the database, the address): undefined for anything else, which is logged with its cause.
+ */
+export const startProblemOf = (cause: Cause.Cause<unknown>): string | undefined =>
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => undefined,
+    onSome: (error) => {
+      if (error instanceof StartFailure) return error.message
+      if (ConfigError.isConfigError(error)) return `bad settings: ${String(error)}`
+      if (error instanceof SqlError.SqlError)
+        return `the database (DATABASE_URL, or the embedded server) cannot be used: ${rootMessage(error)}`
+      return undefined
+    },
+  })
