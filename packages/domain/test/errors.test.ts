@@ -66,7 +66,7 @@ const examples: ReadonlyArray<readonly [PlatformError, string]> = [
   ],
   [
     new IdempotencyKeyReused({ differs: ["path", "body"] }),
-    "Idempotency-Key was already used with a different request (path, body differs)",
+    "Idempotency-Key was already used with a different request (path and body differ)",
   ],
   [new IdempotencyKeyInProgress(), "a request with this Idempotency-Key is in progress"],
   [new IdempotencyKeyRequired(), "Idempotency-Key header is required"],

@@ -1,19 +1,24 @@
-// The example of README.md, kept here so that it runs: readme.test.ts checks that the README shows this
-// region verbatim, so the documentation cannot drift from what works.
+// The examples of README.md, kept here so that they compile and run: readme.test.ts checks that the README
+// shows each region verbatim, in this order, so the documentation cannot drift from what works.
 // #region example
-import { describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import {
   AccountId,
   InsufficientPoints,
   Ledger,
+  NoPointsAccount,
+  Order,
+  OrderId,
   Points,
   PointsBalance,
   ReferenceId,
+  Sku,
   TransactionId,
   UserId,
+  Workflows,
 } from "@points/domain"
 import { DeciderSpecification } from "@points/domain/testing"
-import { DateTime } from "effect"
+import { DateTime, Effect } from "effect"
 
 const userId = UserId.make("01936b2e-0000-7000-8000-0000000000a1")
 const accountId = AccountId.make("01936b2e-0000-7000-8000-0000000000b1")
@@ -70,3 +75,84 @@ describe("a points account", () => {
   )
 })
 // #endregion example
+
+// #region first-add
+describe("the first points added to a user", () => {
+  const welcome = TransactionId.make("01936b2e-0000-7000-8000-0000000000c3")
+
+  it.effect("open the account, then credit it", () =>
+    spec
+      .given([]) // no account yet
+      .when(
+        Ledger.AddPoints.make({
+          userId,
+          accountId, // the id of the account this Add opens (ignored once the account is open)
+          transactionId: welcome,
+          amount: Points.make(50),
+          referenceId: ReferenceId.make("welcome-bonus"),
+          description: "welcome",
+          holder: "active",
+        }),
+      )
+      .then([
+        Ledger.AccountOpened.make({ accountId, userId, at }),
+        Ledger.PointsAdded.make({
+          transactionId: welcome,
+          accountId,
+          userId,
+          amount: Points.make(50),
+          balanceAfter: PointsBalance.make(50),
+          referenceId: ReferenceId.make("welcome-bonus"),
+          description: "welcome",
+          at,
+        }),
+      ]),
+  )
+})
+// #endregion first-add
+
+// #region place-order
+describe("placing an order", () => {
+  const orderId = OrderId.make("01936b2e-0000-7000-8000-0000000000d1")
+  const debitTransactionId = TransactionId.make("01936b2e-0000-7000-8000-0000000000c4")
+  const place = Order.PlaceOrder.make({
+    orderId,
+    userId,
+    referenceId: ReferenceId.make("order-1"),
+    items: [{ sku: Sku.make("MUG-1"), name: "Mug", quantity: 2, points: Points.make(150) }],
+    debitTransactionId, // the id the debit of its total will carry
+  })
+
+  // The order's own stream: it never refuses a new order, and records its total.
+  it.effect("records a pending order with its total", () =>
+    DeciderSpecification.for(Order.decider)
+      .given([])
+      .when(place)
+      .then([
+        Order.OrderPlaced.make({
+          orderId,
+          userId,
+          referenceId: ReferenceId.make("order-1"),
+          items: place.items,
+          totalPoints: Points.make(300), // 2 * 150
+          debitTransactionId,
+          at,
+        }),
+      ]),
+  )
+
+  // Paying for it is the ledger's part: the workflow decides both streams, and refuses both together.
+  it.effect("is refused when the buyer has no points account (LE2001)", () =>
+    Effect.gen(function* () {
+      const refusal = yield* Effect.flip(
+        Workflows.placeOrder(
+          { holder: "active", ledger: Ledger.decider.initialState, order: Order.decider.initialState },
+          place,
+        ),
+      )
+      expect(refusal).toBeInstanceOf(NoPointsAccount)
+      expect(refusal.code).toBe("LE2001")
+    }),
+  )
+})
+// #endregion place-order

@@ -107,6 +107,28 @@ describe("DeciderSpecification", () => {
     await expect(awaited).rejects.toThrow(/a specification was awaited/)
   })
 
+  it.effect("a specification run as an Effect without its last step fails with the same message", () =>
+    Effect.gen(function* () {
+      // vitest does not type check a test file, so what the compiler refuses (a When step is no Effect) still
+      // runs: it.effect suspends what its function returns and runs it, and Effect.gen runs what is yielded.
+      const unfinished = spec.given([registered, activated]).when(close) as unknown as Effect.Effect<void>
+      const returned = yield* failureOf(Effect.suspend(() => unfinished))
+      const yielded = yield* failureOf(
+        Effect.gen(function* () {
+          yield* unfinished
+        }),
+      )
+      const awaited = yield* Effect.flip(Effect.tryPromise(async () => await unfinished))
+      expect(awaited.cause).toBeInstanceOf(SpecificationFailure)
+      const message = (awaited.cause as SpecificationFailure).message
+      expect(message).toMatch(
+        /finish it with then\/thenFails\/thenNothingHappens\/thenBreaksInvariant\/thenEvents/,
+      )
+      expect(returned.message).toBe(message)
+      expect(yielded.message).toBe(message)
+    }),
+  )
+
   it("replay folds a stream into the decider's state", () => {
     const state = replay(User.decider, [registered, activated, closed])
     expect(state._tag === "Registered" && state.status).toBe("closed")

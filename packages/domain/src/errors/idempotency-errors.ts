@@ -16,7 +16,12 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
     return errorStatus[this.code]
   }
   override get message() {
-    return `Idempotency-Key was already used with a different request (${this.differs.join(", ")} differs)`
+    const last = this.differs[this.differs.length - 1]
+    const parts =
+      this.differs.length === 1
+        ? `${last} differs`
+        : `${this.differs.slice(0, -1).join(", ")} and ${last} differ`
+    return `Idempotency-Key was already used with a different request (${parts})`
   }
 }
 

@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Effectable, Exit, Option } from "effect"
 import { type Decider, fold, InvariantViolation } from "../shared/decider.js"
 import { SpecificationFailure } from "./specification-failure.js"
 import { structurallyEqual } from "./structural-equality.js"
@@ -31,9 +31,18 @@ export interface Specification<Command, Event, Err> {
   readonly given: (history: ReadonlyArray<Event>) => When<Command, Event, Err>
 }
 
-const awaitedMessage =
-  "a specification was awaited: finish it with then/thenFails/thenNothingHappens/thenBreaksInvariant/" +
-  "thenEvents and run the Effect that returns (it.effect), instead of awaiting given(...).when(...)"
+/**
+ * What a specification left without its last step (`given(...).when(...)`) fails with, whether it is awaited
+ * (returned from a plain `it`) or run as an Effect (returned from `it.effect`, yielded in `Effect.gen`).
+ */
+const unfinished = () =>
+  new SpecificationFailure(
+    "a specification was awaited or run without its last step: finish it with then/thenFails/" +
+      "thenNothingHappens/thenBreaksInvariant/thenEvents and run the Effect that returns (it.effect), " +
+      "instead of given(...).when(...)",
+    "given(...).when(...)",
+    "given(...).when(...).then(...), or another last step",
+  )
 
 const describe = (value: unknown) => {
   try {
@@ -72,7 +81,7 @@ const forDecider = <Command, Event, State, Err>(
           return Effect.failCause(exit.cause as Cause.Cause<never>)
         })
 
-      return {
+      const steps: Then<Event, Err> = {
         // `then` is the name every given/when/then kit uses; the object is never awaited, only its Effects are.
         // A runner that awaits it (a specification left without its last step, returned from a plain `it`) calls
         // `then(resolve, reject)`: it is told so at once instead of waiting forever.
@@ -80,7 +89,7 @@ const forDecider = <Command, Event, State, Err>(
         then: (expected: ReadonlyArray<Event>, ...awaited: ReadonlyArray<unknown>) => {
           const reject = awaited[0]
           if (typeof expected === "function" && typeof reject === "function") {
-            reject(new SpecificationFailure(awaitedMessage, "awaited", "an Effect run by it.effect"))
+            reject(unfinished())
             return Effect.void
           }
           return expectEvents((actual) => {
@@ -153,6 +162,14 @@ const forDecider = <Command, Event, State, Err>(
             return Effect.void
           }),
       }
+      // Nor is the object meant to run as an Effect. Its type is no Effect, so the compiler refuses it where one
+      // is expected, but vitest runs test files unchecked: returned from `it.effect` or yielded in `Effect.gen`,
+      // it would die with "Not a valid effect". So at run time it is an Effect, Effect's supported way
+      // (`Effectable.CommitPrototype`: running it runs `commit`), that dies saying how to finish it. The steps
+      // and the Effects they return are unchanged.
+      return Object.assign(Object.create(Effectable.CommitPrototype), steps, {
+        commit: () => Effect.die(unfinished()),
+      })
     },
   }),
 })
