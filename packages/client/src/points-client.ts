@@ -12,6 +12,7 @@ import {
   ListEventsQuery as ListEventsQuerySchema,
   PointsApi,
   PointsMovementBody,
+  problemsOf,
   ReplayBody,
   UpdateUserBody,
   UpdateWebhookEndpointBody,
@@ -206,8 +207,15 @@ const settled = <A, E>(
     isProtocolFailure(error) ? protocolErrorOf(error) : (error as Exclude<E, ProtocolFailure>),
   )
 
+// In the server's words, one per invalid field (`transaction.amount must be an integer from 1 to …`), not
+// the schema's type tree.
 const invalidRequest = (operation: string) => (error: ParseResult.ParseError) =>
-  new InvalidRequest({ operation, problem: ParseResult.TreeFormatter.formatErrorSync(error) })
+  new InvalidRequest({
+    operation,
+    problem: problemsOf(error.issue)
+      .map(({ path, message }) => (path.length === 0 ? message : `${path.map(String).join(".")} ${message}`))
+      .join("; "),
+  })
 
 // Input is checked with the contract's own schema before anything is sent.
 const checked = <A, I>(schema: Schema.Schema<A, I>, operation: string, input: I) =>

@@ -2,7 +2,13 @@ import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { ApiError } from "@points/http-api"
 import { Cause, Effect, Exit } from "effect"
-import { makePointsClient, PendingOutcome, RetriesExhausted, type RetryPolicy } from "../src/index.js"
+import {
+  type InvalidRequest,
+  makePointsClient,
+  PendingOutcome,
+  RetriesExhausted,
+  type RetryPolicy,
+} from "../src/index.js"
 import { orderBody, transactionBody, userBody } from "./fixtures.js"
 import { errorBody, type ScriptedServer, scriptedServer } from "./scripted-server.js"
 
@@ -291,8 +297,18 @@ describe("The Points client", () => {
     Effect.gen(function* () {
       const server = yield* scriptedServer
       const client = yield* clientOf(server)
-      const error = yield* Effect.flip(client.addPoints({ ...movement, amount: 0 }))
+      const error = yield* Effect.flip(client.addPoints({ ...movement, amount: 0, reference_id: "" }))
       expect(error._tag).toBe("InvalidRequest")
+      // Each invalid field in the server's words, not the schema's type tree.
+      const problems = (error as InvalidRequest).problem.split("; ")
+      expect(problems).toHaveLength(2)
+      expect(problems.find((problem) => problem.startsWith("transaction.amount must be"))).toBeDefined()
+      expect(problems.find((problem) => problem.startsWith("transaction.reference_id "))).toBeDefined()
+      const query = yield* Effect.flip(client.findUsers({ limit: 0 }))
+      expect(query).toMatchObject({
+        _tag: "InvalidRequest",
+        problem: "limit must be an integer from 1 to 100",
+      })
       expect(server.received).toHaveLength(0)
     }),
   )
