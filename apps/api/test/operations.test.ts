@@ -377,7 +377,11 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
 /** A TCP proxy to the database that a test can cut (connections dropped, new ones refused) and restore. */
 class DatabaseLink extends Context.Tag("test/DatabaseLink")<
   DatabaseLink,
-  { readonly cut: Effect.Effect<void>; readonly restore: Effect.Effect<void> }
+  {
+    readonly cut: Effect.Effect<void>
+    readonly refuseWith: (sqlstate: string, message: string) => Effect.Effect<void>
+    readonly restore: Effect.Effect<void>
+  }
 >() {}
 
 // The API's own pool goes through the proxy; the test database itself is made and dropped directly.
@@ -394,6 +398,7 @@ const ProxiedDatabaseLive = Layer.unwrapScoped(
       databaseAt(Redacted.make(through.href), { poolSize: 4 }),
       Layer.succeed(DatabaseLink, {
         cut: Effect.promise(() => proxy.cut()),
+        refuseWith: (sqlstate, message) => Effect.sync(() => proxy.refuseWith(sqlstate, message)),
         restore: Effect.asVoid(Effect.promise(() => proxy.restore())),
       }),
     )
@@ -529,6 +534,44 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
           expect(text).toContain("# TYPE effect_fiber_started counter\n")
           expect(text).toContain("# TYPE http_requests_total counter\n")
         }),
+    )
+
+    it.effect("answers 503 SV5003 while PostgreSQL refuses connections starting up or shutting down", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const link = yield* DatabaseLink
+        const user = yield* call("POST", "/api/users", {
+          token,
+          json: { partner_user_id: "restart-1", email: "restart@example.com" },
+        })
+        expect(user.status).toBe(201)
+        // What a restart looks like to the API: each new connection refused with 57P03, or 57P01 / 57P02.
+        for (const [sqlstate, message] of [
+          ["57P03", "the database system is starting up"],
+          ["57P03", "the database system is shutting down"],
+          ["57P01", "terminating connection due to administrator command"],
+        ] as const) {
+          yield* link.refuseWith(sqlstate, message)
+          const add = yield* call("POST", "/api/points/add", {
+            token,
+            headers: { "idempotency-key": `restart-${sqlstate}-${message.length}` },
+            json: { transaction: { user_id: user.body.id, amount: 5, reference_id: `restart-${message}` } },
+          })
+          // A 500 told the client of a critical write to hold it as pending; nothing ran, a retry is safe.
+          expect([add.status, add.body.errors[0].code, add.headers.get("retry-after")]).toEqual([
+            503,
+            "SV5003",
+            "2",
+          ])
+          const read = yield* call("GET", `/api/users/${user.body.id}`, { token })
+          expect([read.status, read.body.errors[0].code]).toEqual([503, "SV5003"])
+          yield* link.restore
+        }
+        yield* eventually(
+          call("GET", `/api/users/${user.body.id}`, { token }),
+          (reply) => reply.status === 200,
+        )
+      }),
     )
 
     it.effect("answers 503 SV5003 with Retry-After while the database is out of reach, and recovers", () =>

@@ -10,7 +10,15 @@ export const tcpProxy = (host: string, port: number) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const sockets = new Set<Socket>()
+      let refusal: Buffer | undefined
       const server = createServer((client) => {
+        if (refusal !== undefined) {
+          const answer = refusal
+          // The client's startup message first, then the server's refusal, as PostgreSQL answers it.
+          client.once("data", () => client.end(answer))
+          client.on("error", () => client.destroy())
+          return
+        }
         const upstream = connect(port, host)
         for (const socket of [client, upstream]) {
           sockets.add(socket)
@@ -37,7 +45,37 @@ export const tcpProxy = (host: string, port: number) =>
           server.close(() => resolve())
           for (const socket of sockets) socket.destroy()
         })
-      return { port: proxyPort, cut, restore: () => listen(proxyPort) }
+      // Every connection dropped, and each new one refused by "PostgreSQL" with `sqlstate`, as a server
+      // starting up (57P03) or shutting down does, until restore.
+      const refuseWith = (sqlstate: string, message: string) => {
+        refusal = errorResponse(sqlstate, message)
+        for (const socket of sockets) socket.destroy()
+      }
+      const restore = async () => {
+        if (refusal !== undefined) {
+          refusal = undefined
+          return proxyPort
+        }
+        return listen(proxyPort)
+      }
+      return { port: proxyPort, cut, refuseWith, restore }
     }),
     (proxy) => Effect.promise(() => proxy.cut()),
   )
+
+// A FATAL ErrorResponse message of the PostgreSQL protocol: 'E', its length, then the fields (S, V, C, M).
+const errorResponse = (sqlstate: string, message: string) => {
+  const fields = Buffer.concat(
+    [
+      ["S", "FATAL"],
+      ["V", "FATAL"],
+      ["C", sqlstate],
+      ["M", message],
+    ]
+      .map(([type, value]) => Buffer.from(`${type}${value}\0`, "utf8"))
+      .concat(Buffer.from([0])),
+  )
+  const length = Buffer.alloc(4)
+  length.writeInt32BE(fields.length + 4)
+  return Buffer.concat([Buffer.from("E"), length, fields])
+}

@@ -30,14 +30,31 @@ export const unexpected = () =>
 export const unavailable = () =>
   new ApiError({ status: 503, errors: [entryOf("SV5003", "service unavailable: retry later")] })
 
-/** True when a failure is a SqlError of a refused or dropped connection (answered 503 SV5003, not 500). */
+// The socket's errors (Node's errno codes) and PostgreSQL's SQLSTATEs of a server that cannot serve now:
+// class 08 (connection exception), 53300 (too many connections), 57P01-57P03 (shut down by an administrator,
+// crashed, not accepting connections: starting up or shutting down).
+const UNREACHABLE_ERRNO =
+  /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/
+const UNAVAILABLE_SQLSTATE = /^(08...|53300|57P0[123])$/
+// What pg and its pool say, with no code, of a connection that ended or could not be had in time.
+const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Connection error/
+
+/**
+ * True when a failure is a SqlError of a database out of reach or not serving (answered 503 SV5003, not 500):
+ * whatever the request did rolled back unless its commit got through, and either way a retry with its key
+ * is safe. Read from the cause's code, the SQLSTATE or errno, not its text: PostgreSQL's "the database system
+ * is starting up" carries 57P03 only in its code.
+ */
 export const isDatabaseUnreachable = (defect: unknown): boolean => {
-  // A SqlError whose cause is a refused or dropped connection: the outcome is known not to have happened.
-  const text = String((defect as { cause?: unknown })?.cause ?? "")
-  return (
-    (defect as { _tag?: string })?._tag === "SqlError" &&
-    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection terminated|connect|57P01|57P03/.test(text)
-  )
+  if ((defect as { _tag?: string } | null)?._tag !== "SqlError") return false
+  for (let cause = (defect as { cause?: unknown }).cause, depth = 0; cause != null && depth < 5; depth++) {
+    const { code, message } = cause as { code?: unknown; message?: unknown }
+    if (typeof code === "string" && (UNREACHABLE_ERRNO.test(code) || UNAVAILABLE_SQLSTATE.test(code)))
+      return true
+    if (typeof message === "string" && UNREACHABLE_MESSAGE.test(message)) return true
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return false
 }
 
 /** True for the paths of the OAuth endpoints, whose answers follow RFC 6749 as well as DESIGN.md. */
