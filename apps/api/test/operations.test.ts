@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:http"
+import { createServer, Agent as HttpAgent, get as httpGet } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -15,7 +15,14 @@ import { Settings } from "../src/config.js"
 import { HttpAppLive } from "../src/server.js"
 import { publishedDocument } from "./contract-conformance.js"
 import { ADMIN_TOKEN, call, eventually, metricValue, newPartner, testSettings } from "./harness.js"
-import { apiProcess, freePort, testDatabaseUrl, waitForOutput } from "./processes.js"
+import {
+  apiProcess,
+  freePort,
+  listeningProcess,
+  processSettings,
+  testDatabaseUrl,
+  waitForOutput,
+} from "./processes.js"
 import { tcpProxy } from "./tcp-proxy.js"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -218,6 +225,56 @@ const jsonLines = (text: string) =>
     .map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
 
 layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("The API process", (it) => {
+  it.scoped("on SIGTERM answers busy kept-alive connections with Connection: close and cuts none", () =>
+    Effect.gen(function* () {
+      const { base, env } = yield* processSettings()
+      const api = yield* listeningProcess(env, base)
+      // Clients that keep their connection busy: each sends its next request as soon as it has an answer.
+      const agent = new HttpAgent({ keepAlive: true, maxSockets: 8 })
+      yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
+      const get = () =>
+        new Promise<{ readonly status: number; readonly connection: string | undefined }>(
+          (resolve, reject) => {
+            httpGet(`${base}/health/live`, { agent }, (response) => {
+              response.resume()
+              response.once("end", () =>
+                resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }),
+              )
+            }).once("error", reject)
+          },
+        )
+      let signalled = false
+      let answered = 0
+      const closeAnswers: Array<number> = []
+      const busyClient = async () => {
+        for (;;) {
+          try {
+            const answer = await get()
+            answered += 1
+            if (signalled && answer.connection === "close") closeAnswers.push(answer.status)
+          } catch (error) {
+            // How a client's loop may end: its next connection refused. A reset or a hang up cut a request.
+            return (error as NodeJS.ErrnoException).code
+          }
+        }
+      }
+      const clients = Array.from({ length: 8 }, busyClient)
+      // Every connection accepted and reused (one still in the listen queue when the socket closes is reset by
+      // the kernel, before the server ever sees it).
+      yield* eventually(
+        Effect.sync(() => answered),
+        (count) => count >= 32,
+      )
+      signalled = true
+      api.child.kill("SIGTERM")
+      const endings = yield* Effect.promise(() => Promise.all(clients))
+      expect(endings).toEqual(Array.from({ length: 8 }, () => "ECONNREFUSED"))
+      expect(closeAnswers.length).toBeGreaterThanOrEqual(8)
+      expect(closeAnswers.every((status) => status === 200)).toBe(true)
+      expect(yield* Effect.promise(() => api.exit)).toBe(0)
+    }),
+  )
+
   it.scoped("refuses to start in one line an operator can act on, naming the setting, with no stack", () =>
     Effect.gen(function* () {
       const databaseUrl = yield* testDatabaseUrl

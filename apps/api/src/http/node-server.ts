@@ -1,5 +1,11 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http"
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http"
 import { createServer as createHttpsServer, type ServerOptions } from "node:https"
+import { Server as NetServer } from "node:net"
 import type { Duplex } from "node:stream"
 import type { ErrorEntry } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
@@ -89,11 +95,30 @@ const toOriginForm = (request: IncomingMessage) => {
   if (request.url !== undefined) request.url = originFormOf(request.url)
 }
 
+// The answers of each server not yet finished, and the servers draining (drainServer).
+const unfinished = new WeakMap<Server, Set<ServerResponse>>()
+const draining = new WeakSet<Server>()
+
+// Told before it is written: its connection closes once it is sent, so a client sends nothing more on it.
+const closesItsConnection = (response: ServerResponse) => {
+  if (!response.headersSent) response.setHeader("Connection", "close")
+}
+
+// Each answer is known until it is finished; one that starts while the server drains closes its connection.
+const trackAnswer = (server: Server) => (_: IncomingMessage, response: ServerResponse) => {
+  if (draining.has(server)) return closesItsConnection(response)
+  const open = unfinished.get(server) ?? new Set<ServerResponse>()
+  unfinished.set(server, open)
+  open.add(response)
+  response.once("close", () => open.delete(response))
+}
+
 // Before the platform's own listener, which routes the request.
 const withPublishedErrors = <S extends Server>(server: S): S =>
   server
     .on("clientError", answerUnparsable)
     .on("connect", answerConnect)
+    .prependListener("request", trackAnswer(server))
     .prependListener("request", toOriginForm)
 
 /**
@@ -123,18 +148,28 @@ export const apiHttpsServer = (options: Pick<ServerOptions, "cert" | "key">) =>
 /** How long in-flight requests get to finish once the server stops accepting (SIGTERM must end within 10 s). */
 const DRAIN_MILLISECONDS = 8_000
 
+/** How long a kept-alive connection must have been idle for a drain to close it (see drainServer). */
+const IDLE_SWEEP_MILLISECONDS = 1_000
+
 /**
- * Stops accepting connections and waits until every open one has closed: idle kept-alive ones at once, the
- * others once their requests are answered (Node closes them when idle from then on), those still open after
- * DRAIN_MILLISECONDS by force.
+ * Stops accepting connections and waits until every open one has closed. Each answer from now on says
+ * `Connection: close` and closes its connection once sent: a client that keeps its connection busy would
+ * otherwise never let it go idle, and have a request cut at the deadline after its write committed. Idle
+ * kept-alive connections are closed every second rather than at once: a busy client's connection is idle for
+ * an instant between an answer and its next request, which would be cut unread (a reset); by the first sweep
+ * it has had its `Connection: close` answer. Those still open after DRAIN_MILLISECONDS are closed by force.
  */
 export const drainServer = (server: Server) =>
   Effect.async<void>((resume) => {
     if (!server.listening) return resume(Effect.void)
+    draining.add(server)
+    for (const response of unfinished.get(server) ?? []) closesItsConnection(response)
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MILLISECONDS)
     const deadline = setTimeout(() => server.closeAllConnections(), DRAIN_MILLISECONDS)
-    server.close(() => {
+    // Node's http close would also close the idle connections at once: the listening socket alone closes.
+    NetServer.prototype.close.call(server, () => {
+      clearInterval(sweep)
       clearTimeout(deadline)
       resume(Effect.void)
     })
-    server.closeIdleConnections()
   })
