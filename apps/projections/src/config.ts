@@ -25,9 +25,7 @@ export const projectionSettings: Config.Config<ProjectionSettings> = Config.all(
   ),
   webhookRetrySchedule: Config.string("WEBHOOK_RETRY_SCHEDULE").pipe(
     Config.mapOrFail((text) =>
-      Either.mapLeft(parseRetrySchedule(text), (problem) =>
-        ConfigError.InvalidData([], problem),
-      ),
+      Either.mapLeft(parseRetrySchedule(text), (problem) => ConfigError.InvalidData([], problem)),
     ),
     Config.withDefault(DEFAULT_RETRY_SCHEDULE),
   ),
