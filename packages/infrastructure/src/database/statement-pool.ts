@@ -47,6 +47,9 @@ Object.defineProperty(PreparingClient.prototype, "query", {
 /** How long a pooled connection may sit idle inside a transaction before PostgreSQL ends its session. */
 export const IDLE_IN_TRANSACTION_MILLIS = 60_000
 
+/** How often PostgreSQL checks, while a statement runs, that the connection's client is still there. */
+export const CLIENT_CHECK_MILLIS = 1_000
+
 /** What the pool connects to and how. */
 export interface StatementPoolOptions {
   readonly url: Redacted.Redacted
@@ -77,6 +80,10 @@ export const statementPool = (options: StatementPoolOptions) => {
         idle_in_transaction_session_timeout: Duration.toMillis(
           options.idleInTransaction ?? IDLE_IN_TRANSACTION_MILLIS,
         ),
+        // A session whose process died while its statement waits (on a row lock, say) goes on waiting, and
+        // holding what it took (a claimed key), until the lock frees: PostgreSQL reads the socket only
+        // between statements. It checks every second that its client is still there (PostgreSQL 14+).
+        options: `-c client_connection_check_interval=${CLIENT_CHECK_MILLIS}`,
         Client: PreparingClient,
       })
       // A connection lost while idle is replaced at the next checkout; the pool must not crash the process.
