@@ -5,6 +5,8 @@ import { Config, ConfigError, Duration, Either } from "effect"
 export interface ProjectionSettings {
   /** FULFILMENT_DELAY_MS: how long a sandbox order stays pending, then processing. */
   readonly fulfilmentDelay: Duration.Duration
+  /** FULFILMENT_CONCURRENCY: how many fulfilment steps this process works on at once. */
+  readonly fulfilmentConcurrency: number
   /** WEBHOOK_RETRY_SCHEDULE: seconds before each delivery attempt, the first 0. */
   readonly webhookRetrySchedule: ReadonlyArray<number>
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: deliver to private and loopback addresses too (local development). */
@@ -12,6 +14,9 @@ export interface ProjectionSettings {
 }
 
 const ONE_DAY_MS = 86_400_000
+
+/** Fulfilment loops per process by default: one step at a time fell behind a sandbox load test. */
+const DEFAULT_FULFILMENT_CONCURRENCY = 4
 
 /** Reads and validates every setting of the projections; a bad value fails start naming the variable. */
 export const projectionSettings: Config.Config<ProjectionSettings> = Config.all({
@@ -22,6 +27,10 @@ export const projectionSettings: Config.Config<ProjectionSettings> = Config.all(
     }),
     Config.map(Duration.millis),
     Config.withDefault(DEFAULT_FULFILMENT_DELAY),
+  ),
+  fulfilmentConcurrency: Config.integer("FULFILMENT_CONCURRENCY").pipe(
+    Config.validate({ message: "must be an integer from 1 to 64", validation: (n) => n >= 1 && n <= 64 }),
+    Config.withDefault(DEFAULT_FULFILMENT_CONCURRENCY),
   ),
   webhookRetrySchedule: Config.string("WEBHOOK_RETRY_SCHEDULE").pipe(
     Config.mapOrFail((text) =>

@@ -5,7 +5,11 @@ import { type ProjectionSettings, projectionSettings } from "./config.js"
 /** The consumers of the event log this app runs, with the given settings. */
 export const projectionsWith = (settings: ProjectionSettings) =>
   Layer.mergeAll(
-    OrderFulfilmentLive({ delay: settings.fulfilmentDelay, pollInterval: "1 second" }),
+    OrderFulfilmentLive({
+      delay: settings.fulfilmentDelay,
+      pollInterval: "1 second",
+      concurrency: settings.fulfilmentConcurrency,
+    }),
     webhookDeliveryLayer({
       dispatcher: {
         retrySchedule: settings.webhookRetrySchedule,

@@ -14,6 +14,17 @@ describe("projection settings", () => {
     }),
   )
 
+  it.effect("run 4 fulfilment loops by default, FULFILMENT_CONCURRENCY from 1 to 64", () =>
+    Effect.gen(function* () {
+      expect((yield* read({})).fulfilmentConcurrency).toBe(4)
+      expect((yield* read({ FULFILMENT_CONCURRENCY: "1" })).fulfilmentConcurrency).toBe(1)
+      for (const bad of ["0", "65", "two"]) {
+        const error = yield* Effect.flip(read({ FULFILMENT_CONCURRENCY: bad }))
+        expect(String(error)).toContain("FULFILMENT_CONCURRENCY")
+      }
+    }),
+  )
+
   it.effect(
     "read the webhook retry schedule and private-target switch, Standard Webhooks' schedule by default",
     () =>
