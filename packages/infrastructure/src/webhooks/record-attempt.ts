@@ -55,10 +55,13 @@ export const recordAttempt = (
       WHERE id = ${claim.id} AND leased_by = ${claim.leased_by} AND status = 'pending'
       RETURNING id`
     if (updated.length === 0) return false
+    // A failure while the endpoint was disabled or deleted starts no streak (the disable ended it, and one
+    // started now would count from before an enabling) and schedules no retry.
+    const enabled = failed && (yield* isEnabled(claim))
     let disable = result.disable
     if (result.made && result.status === "succeeded") {
       yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${claim.endpoint_id}`
-    } else if (failed) {
+    } else if (enabled) {
       const limitMs = Duration.toMillis(Duration.decode(options.disableAfterFailingFor))
       const streak = yield* sql<{ too_long: boolean }>`
         INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
@@ -69,7 +72,7 @@ export const recordAttempt = (
     }
     if (disable !== null) {
       yield* disableEndpoint(claim.partner_id, claim.endpoint_id, disable)
-    } else if (result.nextInSeconds !== null && (yield* isEnabled(claim))) {
+    } else if (enabled && result.nextInSeconds !== null) {
       const next = yield* sql<{ next_attempt_at: Date }>`
         UPDATE webhook_deliveries
         SET next_attempt_at = now() + ${result.nextInSeconds}::float8 * interval '1 second'

@@ -434,6 +434,10 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
         expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([
           [1, "failed", 500],
         ])
+        // Nor a failing streak: enabled days later, the endpoint's first failure would disable it at once.
+        const streaks =
+          yield* sql`SELECT 1 FROM webhook_endpoint_failures WHERE endpoint_id = ${endpoint.endpointId}`
+        expect(streaks).toHaveLength(0)
 
         yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: true }, allow)
         // Were a retry pending, it would now be due, and sent before the next event.
