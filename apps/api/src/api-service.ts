@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import type { Server } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { housekeepingLayer, StartFailure } from "@points/infrastructure"
+import { housekeepingLayer, rootMessage, StartFailure } from "@points/infrastructure"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
 import { apiHttpServer, apiHttpsServer, drainServer } from "./http/node-server.js"
@@ -11,14 +11,12 @@ import { HttpAppLive, UserActivationLive } from "./server.js"
 /** The API's Node server itself, for the graceful stop that drains it. */
 class ApiNodeServer extends Context.Tag("@points/api/ApiNodeServer")<ApiNodeServer, Server>() {}
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
 // A file a setting names, read at start: one that cannot be read stops the start naming the setting.
 const readSettingFile = (setting: string, path: string) =>
   Effect.try({
     try: () => readFileSync(path),
     catch: (error) =>
-      new StartFailure({ message: `${setting} (${path}) cannot be read: ${messageOf(error)}` }),
+      new StartFailure({ message: `${setting} (${path}) cannot be read: ${rootMessage(error)}` }),
   })
 
 // Node checks the certificate and key when it makes the server (PEM, the key matching the certificate).
@@ -30,7 +28,7 @@ const httpsServerOf = (files: { readonly cert: string; readonly key: string }) =
       try: () => apiHttpsServer({ cert, key }),
       catch: (error) =>
         new StartFailure({
-          message: `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its private key: ${messageOf(error)}`,
+          message: `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its private key: ${rootMessage(error)}`,
         }),
     })
   })
@@ -65,7 +63,7 @@ const ServerLive = Layer.unwrapEffect(
         Layer.mapError(
           (error) =>
             new StartFailure({
-              message: `cannot listen on ${address} (HOST, PORT): ${messageOf(error.cause)}`,
+              message: `cannot listen on ${address} (HOST, PORT): ${rootMessage(error.cause)}`,
             }),
         ),
       ),

@@ -4,8 +4,8 @@ import { Cause, ConfigError, Data, Option } from "effect"
 /** A service that cannot start, said in one line for its operator: what is wrong and which setting to fix. */
 export class StartFailure extends Data.TaggedError("StartFailure")<{ readonly message: string }> {}
 
-// The innermost message of an error's causes: `connect ECONNREFUSED 127.0.0.1:5432`, not the wrapper's.
-const rootMessage = (error: unknown): string => {
+/** The innermost message of an error's causes: `connect ECONNREFUSED 127.0.0.1:5432`, not the wrapper's. */
+export const rootMessage = (error: unknown): string => {
   let current = error
   while (current instanceof Error && current.cause instanceof Error) current = current.cause
   return current instanceof Error ? current.message : String(current)
