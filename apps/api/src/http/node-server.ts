@@ -1,9 +1,4 @@
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http"
+import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http"
 import { createServer as createHttpsServer, type ServerOptions } from "node:https"
 import { Server as NetServer } from "node:net"
 import type { Duplex } from "node:stream"
@@ -14,7 +9,7 @@ import { entryOf, oauthFieldsOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
 import { pathOf } from "./request-context.js"
 import { commonHeaders } from "./server-middleware.js"
-import { SettledResponse } from "./settled-response.js"
+import { drainingServers, SettledResponse } from "./settled-response.js"
 
 // A request target in absolute form (`http://host/api/users?x`), which a server must accept (RFC 9112 3.2.2),
 // as its path and query; any other target as it is.
@@ -95,30 +90,11 @@ const toOriginForm = (request: IncomingMessage) => {
   if (request.url !== undefined) request.url = originFormOf(request.url)
 }
 
-// The answers of each server not yet finished, and the servers draining (drainServer).
-const unfinished = new WeakMap<Server, Set<ServerResponse>>()
-const draining = new WeakSet<Server>()
-
-// Told before it is written: its connection closes once it is sent, so a client sends nothing more on it.
-const closesItsConnection = (response: ServerResponse) => {
-  if (!response.headersSent) response.setHeader("Connection", "close")
-}
-
-// Each answer is known until it is finished; one that starts while the server drains closes its connection.
-const trackAnswer = (server: Server) => (_: IncomingMessage, response: ServerResponse) => {
-  if (draining.has(server)) return closesItsConnection(response)
-  const open = unfinished.get(server) ?? new Set<ServerResponse>()
-  unfinished.set(server, open)
-  open.add(response)
-  response.once("close", () => open.delete(response))
-}
-
 // Before the platform's own listener, which routes the request.
 const withPublishedErrors = <S extends Server>(server: S): S =>
   server
     .on("clientError", answerUnparsable)
     .on("connect", answerConnect)
-    .prependListener("request", trackAnswer(server))
     .prependListener("request", toOriginForm)
 
 /**
@@ -162,8 +138,7 @@ const IDLE_SWEEP_MILLISECONDS = 1_000
 export const drainServer = (server: Server) =>
   Effect.async<void>((resume) => {
     if (!server.listening) return resume(Effect.void)
-    draining.add(server)
-    for (const response of unfinished.get(server) ?? []) closesItsConnection(response)
+    drainingServers.add(server)
     const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MILLISECONDS)
     const deadline = setTimeout(() => server.closeAllConnections(), DRAIN_MILLISECONDS)
     // Node's http close would also close the idle connections at once: the listening socket alone closes.

@@ -1,4 +1,13 @@
-import { type IncomingMessage, ServerResponse } from "node:http"
+import {
+  type IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+  type Server,
+  ServerResponse,
+} from "node:http"
+
+/** The servers that are draining (see drainServer): each answer they write from then on closes its connection. */
+export const drainingServers = new WeakSet<Server>()
 
 /**
  * A response that always ends: its `end` callback is called once the answer is written or once the
@@ -28,6 +37,20 @@ export class SettledResponse<
     const detach = () => connection.removeListener("close", closeUnanswered)
     this.once("finish", detach)
     this.once("close", detach)
+  }
+
+  // Every answer's head goes through here (Node's implicit head too): while its server drains, it says
+  // `Connection: close`, and Node closes the connection once it is sent.
+  override writeHead(
+    statusCode: number,
+    ...rest: [
+      (string | OutgoingHttpHeaders | Array<OutgoingHttpHeader>)?,
+      (OutgoingHttpHeaders | Array<OutgoingHttpHeader>)?,
+    ]
+  ): this {
+    const server = (this.req.socket as { readonly server?: Server }).server
+    if (server !== undefined && drainingServers.has(server)) this.setHeader("Connection", "close")
+    return super.writeHead(statusCode, ...(rest as []))
   }
 
   override end(...args: Array<unknown>): this {
