@@ -35,8 +35,9 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
     ),
   ),
   Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
-  // One cache for authentication and for the handlers that revoke tokens.
-  Layer.provide(BearerTokensLive),
+  // One cache for authentication, the handlers that revoke tokens, and the server middleware (which checks a
+  // request's token before it reads its body).
+  Layer.provideMerge(BearerTokensLive),
 )
 
 /**

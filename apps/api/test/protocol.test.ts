@@ -55,6 +55,35 @@ const sendRaw = (
     socket.on("close", () => resume(Effect.succeed(received)))
   })
 
+// A connection that sends `head` and part of its body and keeps the rest back: the first answer it gets (or ""
+// if none came before the connection closed), and a way to close it.
+const heldRequest = (url: string, head: string, bodyBytes: number) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const { hostname, port } = new URL(url)
+      let received = ""
+      let settle: (answer: string) => void = () => {}
+      const answer = new Promise<string>((resolve) => {
+        settle = resolve
+      })
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(head)
+        socket.write(Buffer.alloc(bodyBytes, "a"))
+      })
+      socket.setEncoding("latin1")
+      socket.on("data", (chunk: string) => {
+        received += chunk
+        const [top = "", body = ""] = received.split("\r\n\r\n")
+        const length = Number(/content-length: (\d+)/i.exec(top)?.[1] ?? Number.NaN)
+        if (Buffer.byteLength(body, "latin1") >= length) settle(received)
+      })
+      socket.on("error", () => settle(received))
+      socket.on("close", () => settle(received))
+      return { answer, close: () => socket.destroy() }
+    }),
+    (held) => Effect.sync(held.close),
+  )
+
 layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The HTTP protocol", (it) => {
   it.effect(
     "answers unknown routes with 404 NN1002, and every response carries X-Request-Id and Api-Version",
@@ -101,6 +130,66 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }),
   )
 
+  it.scoped(
+    "refuses a request without good credentials before its body arrives: none is held in memory",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        for (const [path, authorization, code] of [
+          ["/api/users", "", "GH1003"],
+          [
+            "/api/points/add",
+            "Authorization: Bearer pos_at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\r\n",
+            "GH1003",
+          ],
+          ["/admin/api/partners", "Authorization: Bearer not-the-admin-token-at-all\r\n", "GH1003"],
+          ["/no/such/route", "", "NN1002"],
+        ] as const) {
+          // Most of a 1 MiB body, the rest never sent: the answer came only once the body was complete.
+          const held = yield* heldRequest(
+            base,
+            `POST ${path} HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\n` +
+              "Content-Length: 1048576\r\n\r\n",
+            500_000,
+          )
+          const answer = yield* Effect.promise(() => held.answer)
+          expect(answer).toContain(`"code":"${code}"`)
+          held.close()
+        }
+      }),
+  )
+
+  it.scoped(
+    "bounds the bodies held while they arrive: past 64 MiB a body is refused 503 SV5003, then taken again",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const arriving = Effect.map(call("GET", "/metrics"), (reply) =>
+          metricValue(reply.text, "http_request_body_bytes_arriving"),
+        )
+        // The token endpoint reads every body (the client's credentials are in it): 64 bodies of ~1 MiB held.
+        const head =
+          "POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+          "Content-Length: 1048576\r\n\r\n"
+        const held = []
+        for (let n = 0; n < 64; n++) held.push(yield* heldRequest(base, head, 1_048_000))
+        yield* eventually(arriving, (bytes) => bytes >= 64 * 1_048_000, 30)
+        const refused = yield* heldRequest(base, head, 1_048_000)
+        const answer = yield* Effect.promise(() => refused.answer)
+        expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+        expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
+        expect(answer).toContain('"code":"SV5003"')
+        // Their bodies gone, the budget is free again.
+        for (const one of [...held, refused]) one.close()
+        yield* eventually(arriving, (bytes) => bytes === 0, 30)
+        const token = yield* call("POST", "/api/oauth/token", {
+          body: "grant_type=client_credentials&client_id=nobody&client_secret=nothing",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        })
+        expect(token.status).toBe(401)
+      }),
+  )
+
   it.effect("refuses missing, malformed and unknown tokens with 401 GH1003 and a Bearer challenge", () =>
     Effect.gen(function* () {
       for (const token of [undefined, "garbage", "pos_at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]) {
@@ -110,6 +199,22 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(reply.headers.get("www-authenticate")).toBe(
           token === undefined ? 'Bearer realm="points"' : 'Bearer realm="points", error="invalid_token"',
         )
+      }
+    }),
+  )
+
+  it.effect("refuses a request with two Authorization fields, whichever is good", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const { token } = yield* newPartner()
+      for (const path of ["/api/users", "/api/oauth/token"]) {
+        const raw = yield* sendRaw(
+          base,
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+            "Authorization: Bearer another\r\nConnection: close\r\n\r\n",
+        )
+        expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
+        expect(raw).toContain("the Authorization header is sent more than once")
       }
     }),
   )

@@ -1,11 +1,11 @@
-import { timingSafeEqual } from "node:crypto"
+import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
 import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
 import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
-import { apiErrorOf, entryOf } from "./api-error-of.js"
+import { apiErrorOf, entryOf, isOAuthPath } from "./api-error-of.js"
 import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
 import { rateLimitRejections } from "./metrics.js"
 import { rateLimitHeaders } from "./rate-limit-headers.js"
@@ -95,11 +95,10 @@ export const AuthenticationLive = Layer.scoped(
   }),
 )
 
-const sameSecret = (given: string, expected: string) => {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
+// Compared as SHA-256 digests, of one length whatever was sent: the time taken tells neither the admin
+// token's length nor how much of it a guess got right.
+const digestOf = (text: string) => createHash("sha256").update(text, "utf8").digest()
+const sameSecret = (given: string, expected: string) => timingSafeEqual(digestOf(given), digestOf(expected))
 
 /** Bearer `ADMIN_TOKEN` for the admin API; with no ADMIN_TOKEN the admin API does not exist (404 NN1002). */
 export const AdminAuthenticationLive = Layer.effect(
@@ -124,3 +123,29 @@ export const AdminAuthenticationLive = Layer.effect(
     }
   }),
 )
+
+/**
+ * Whether a request's credentials let the server read its body before routing (see serverMiddleware): the
+ * token endpoints' always (the body holds the client's credentials), the admin API's with the admin token,
+ * every other `/api` route's with a valid bearer token, anything else never (no route outside them takes a
+ * body). A body that is not read first is read by its route after its authentication, or not at all: a
+ * client without credentials cannot make the server hold its body, slowly sent, in memory.
+ */
+export const credentialsAdmitBody = (path: string) =>
+  Effect.gen(function* () {
+    if (isOAuthPath(path)) return true
+    const credentials = yield* requestCredentials
+    if (credentials._tag !== "Token") return false
+    if (path.startsWith("/admin/api/") || path === "/admin/api") {
+      const settings = yield* Settings
+      return Option.exists(settings.adminToken, (expected) =>
+        sameSecret(credentials.token, Redacted.value(expected)),
+      )
+    }
+    if (!path.startsWith("/api/")) return false
+    const tokens = yield* BearerTokens
+    return yield* tokens.authenticate(credentials.token).pipe(
+      Effect.as(true),
+      Effect.orElseSucceed(() => false),
+    )
+  })

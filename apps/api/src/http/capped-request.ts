@@ -4,6 +4,29 @@ import { TextDecoder } from "node:util"
 /** The largest request body accepted (DESIGN.md section 2). */
 export const MAX_BODY_BYTES = 1_048_576
 
+/**
+ * The most body bytes every request of the process together may hold while their bodies arrive (64 MiB: a
+ * quarter of the API's heap limit). A body that would go past it is refused with 503 SV5003: however many
+ * connections send bodies slowly, the memory they take stays bounded.
+ */
+export const MAX_BUFFERED_BODY_BYTES = 64 * 1_048_576
+
+let bufferedBodyBytes = 0
+
+// IncomingMessage's own `_dump` (not in its type declarations): it resumes the body and drops what comes.
+const nodeDump = (IncomingMessage.prototype as unknown as { readonly _dump: (this: IncomingMessage) => void })
+  ._dump
+
+/** The body bytes every request of the process together holds now, while their bodies arrive. */
+export const bodyBytesArriving = () => bufferedBodyBytes
+
+/** The failure a body that would go past MAX_BUFFERED_BODY_BYTES reads with. */
+export class BodyOverBudget extends Error {
+  constructor() {
+    super("service unavailable: too many request bodies are arriving at once")
+  }
+}
+
 /** The failure a body over MAX_BODY_BYTES reads with. */
 export class BodyTooLarge extends Error {
   constructor() {
@@ -30,9 +53,13 @@ export class BodyNotUtf8 extends Error {
  */
 export class CappedRequest extends IncomingMessage {
   private bodyBytes = 0
+  // This body's bytes counted in bufferedBodyBytes, given back once it has all arrived or is gone.
+  private buffered = 0
   private utf8: TextDecoder | undefined
   /** Whether the body went over MAX_BODY_BYTES. */
   tooLarge = false
+  /** Whether the body would have gone past MAX_BUFFERED_BODY_BYTES. */
+  overBudget = false
   /** Whether the body held a byte sequence that is not UTF-8. */
   notUtf8 = false
   // The end of a body that is not UTF-8, held back until a reader asks for it.
@@ -50,8 +77,9 @@ export class CappedRequest extends IncomingMessage {
   }
 
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (this.tooLarge) return true
+    if (this.tooLarge || this.overBudget) return true
     if (chunk === null) {
+      this.releaseBuffered()
       this.checkUtf8(undefined)
       if (!this.notUtf8) return super.push(chunk, encoding)
       // The body ends in a failure for whoever reads it; one nobody reads just ends (see _read).
@@ -66,6 +94,15 @@ export class CappedRequest extends IncomingMessage {
         this.destroy(new BodyTooLarge())
         return true
       }
+      // A body nobody reads is dropped as it comes (Node's dump, after the answer): it holds nothing.
+      if (this.dumped) return super.push(chunk, encoding)
+      if (bufferedBodyBytes + chunk.length > MAX_BUFFERED_BODY_BYTES) {
+        this.overBudget = true
+        this.destroy(new BodyOverBudget())
+        return true
+      }
+      bufferedBodyBytes += chunk.length
+      this.buffered += chunk.length
       this.checkUtf8(chunk)
     }
     return super.push(chunk, encoding)
@@ -83,12 +120,32 @@ export class CappedRequest extends IncomingMessage {
     }
   }
 
+  private dumped = false
+
+  // Node drops a body nobody read once its answer is sent: what it held is given back then (its connection
+  // may stay open, the rest of the body never coming).
+  _dump(): void {
+    this.dumped = true
+    this.releaseBuffered()
+    nodeDump.call(this)
+  }
+
+  private releaseBuffered() {
+    bufferedBodyBytes -= this.buffered
+    this.buffered = 0
+  }
+
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.releaseBuffered()
     // The socket stays open for the answer; what the client still sends is dropped by push.
-    if (this.tooLarge || this.notUtf8) process.nextTick(callback, error)
+    if (this.tooLarge || this.overBudget || this.notUtf8) process.nextTick(callback, error)
     else super._destroy(error, callback)
   }
 }
+
+/** Whether a request's body was refused for going past MAX_BUFFERED_BODY_BYTES while it was read. */
+export const bodyWasOverBudget = (request: IncomingMessage) =>
+  request instanceof CappedRequest && request.overBudget
 
 /** Whether a request's body went over MAX_BODY_BYTES while it was read. */
 export const bodyWasTooLarge = (request: IncomingMessage) =>

@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks"
+import { bodyBytesArriving, MAX_BUFFERED_BODY_BYTES } from "./capped-request.js"
 
 // Read from Node when scraped. Written here rather than taken from prom-client: these are a handful of
 // readings of Node's own APIs, and a second registry beside Effect's metrics would split /metrics in two.
@@ -11,6 +12,12 @@ const families = (): ReadonlyArray<readonly [name: string, type: string, help: s
     ["process_cpu_system_seconds_total", "counter", "System CPU time of the process", cpu.system / 1e6],
     ["process_resident_memory_bytes", "gauge", "Resident memory of the process", memory.rss],
     ["nodejs_heap_used_bytes", "gauge", "V8 heap in use", memory.heapUsed],
+    [
+      "http_request_body_bytes_arriving",
+      "gauge",
+      `Request body bytes held while their bodies arrive (at most ${MAX_BUFFERED_BODY_BYTES}: past it, 503)`,
+      bodyBytesArriving(),
+    ],
     [
       "nodejs_eventloop_active_seconds_total",
       "counter",

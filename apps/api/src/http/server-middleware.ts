@@ -5,8 +5,9 @@ import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
 import { Settings } from "../config.js"
 import { entryOf, isOAuthPath, withOAuthFields } from "./api-error-of.js"
+import { credentialsAdmitBody } from "./authentication.js"
 import { bodyRouteOf } from "./body-routes.js"
-import { bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
+import { bodyWasOverBudget, bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
 import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { currentRequestId, pathOf, queryIsUtf8 } from "./request-context.js"
@@ -45,6 +46,15 @@ const payloadTooLarge = () =>
   new ApiError({
     status: 413,
     errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
+  })
+
+// Too many bodies arriving at once (MAX_BUFFERED_BODY_BYTES): nothing ran; the client retries shortly.
+const bodiesOverBudget = () =>
+  new ApiError({
+    status: 503,
+    errors: [
+      entryOf("SV5003", "service unavailable: too many request bodies are arriving at once; retry later"),
+    ],
   })
 
 /**
@@ -99,6 +109,11 @@ const refusalBeforeRouting = (
     return { error: invalidRequest("the Host header is required"), headers: { Connection: "close" } }
   }
   if (!queryIsUtf8(request)) return { error: invalidRequest("the query string is not percent-encoded UTF-8") }
+  // Node keeps the first of several Authorization fields and drops the others; a proxy in front may keep the
+  // last. Credentials that two readers could read two ways are refused (RFC 9110 allows one such field).
+  if ((NodeHttpServerRequest.toIncomingMessage(request).headersDistinct.authorization?.length ?? 0) > 1) {
+    return { error: invalidRequest("the Authorization header is sent more than once") }
+  }
   const declaredLength = Number(request.headers["content-length"] ?? "0")
   if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) return { error: payloadTooLarge() }
   const accepted = bodyRoute?.mediaTypes
@@ -168,10 +183,22 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     // the route; a read that failed as not UTF-8 fails the route's own read the same way.
     // A chunked body that went over the limit while read is refused here, on every route: the route never
     // runs (a write that takes no body would otherwise commit and be answered 413) and no key is used.
-    const bodyRead = hasBody(request.headers) ? Effect.ignore(request.text) : Effect.void
-    const routed = Effect.suspend(() =>
-      bodyWasTooLarge(NodeHttpServerRequest.toIncomingMessage(request)) ? refused(payloadTooLarge()) : app,
-    )
+    // Only the body of a request whose credentials are good (credentialsAdmitBody): any other is left to its
+    // route, whose authentication refuses it unread (or to Node, which drops it), so that no client without
+    // credentials can make the server hold a body it sends slowly. Checking a token may wait on the database;
+    // a client that went away meanwhile left a request that no read would ever end: it ends here.
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const bodyRead = hasBody(request.headers)
+      ? Effect.flatMap(credentialsAdmitBody(path), (admitted) => {
+          if (incoming.destroyed && !incoming.complete) return Effect.interrupt
+          return admitted ? Effect.ignore(request.text) : Effect.void
+        })
+      : Effect.void
+    const routed = Effect.suspend(() => {
+      if (bodyWasTooLarge(incoming)) return refused(payloadTooLarge())
+      if (bodyWasOverBudget(incoming)) return refused(bodiesOverBudget(), { "Retry-After": "2" })
+      return app
+    })
     const handled =
       refusal === undefined ? Effect.zipRight(bodyRead, routed) : refused(refusal.error, refusal.headers)
 
