@@ -130,6 +130,10 @@ describe("Webhook targets", () => {
       "https://[64:ff9b:1::8.8.8.8]/", // local use reaches our own translator only
       "https://[64:ff9b::c633:6401]/", // NAT64 of 198.51.100.1
       "https://[::ffff:203.0.113.9]/", // IPv4-mapped documentation address
+      "https://[::ffff:0:7f00:1]/", // IPv4-translated 127.0.0.1 (RFC 2765)
+      "https://[::ffff:0:a9fe:a9fe]/", // IPv4-translated 169.254.169.254
+      "https://[2001::1]/", // Teredo
+      "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", // Teredo
     ]) {
       expect(targetProblem(url, strict), url).toBe(refusedPrivate)
       expect(targetProblem(url, relaxed), url).toBeNull()
@@ -158,6 +162,8 @@ describe("Webhook targets", () => {
       "https://[2001:4860:4860::8888]/",
       "https://[100:0:0:1::1]/",
       "https://[2002:808:808::]/", // 6to4 of 8.8.8.8
+      "https://[::ffff:0:808:808]/", // IPv4-translated 8.8.8.8
+      "https://[2001:1::1]/", // next to Teredo
       "https://[2002:101:101::1]/", // 6to4 of 1.1.1.1
       "https://[64:ff9b::1.1.1.1]/",
       "https://[::ffff:8.8.8.8]/",

@@ -136,6 +136,12 @@ const isNonPublicIpv6 = (groups: ReadonlyArray<number>): boolean => {
   if (upperZero && g5 === 0) return true
   const embedded: Ipv4 = [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]
   if (upperZero && g5 === 0xffff) return isNonPublicIpv4(embedded) // IPv4-mapped
+  // IPv4-translated (::ffff:0:0:0/96, RFC 2765) reaches the IPv4 address it embeds, as a mapped one does.
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0)
+    return isNonPublicIpv4(embedded)
+  // Teredo (2001::/32) reaches, through a relay, an IPv4 client address it embeds obfuscated: none of it is
+  // a target a partner's server has.
+  if (g0 === 0x2001 && g1 === 0) return true
   // NAT64 (64:ff9b::/96) reaches the IPv4 address it embeds.
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
     return isNonPublicIpv4(embedded)

@@ -30,8 +30,8 @@ export const checkedLookup =
       ) => void
       if (error !== null) return reply(error, "")
       const refused = allowPrivateTargets ? undefined : addresses.find(isPrivateAddress)
-      if (refused !== undefined)
-        return reply(new PrivateTargetRefused(`${hostname} (${refused.address})`), "")
+      // The name only: the address it resolved to is the platform's network, not the partner's to learn.
+      if (refused !== undefined) return reply(new PrivateTargetRefused(hostname), "")
       const first = addresses[0]
       if (first === undefined) return reply(new Error(`${hostname} has no address`), "")
       return options.all === true ? reply(null, addresses) : reply(null, first.address, first.family)

@@ -76,6 +76,12 @@ export const sendWebhook = (request: WebhookRequest): Effect.Effect<SendOutcome>
       noAnswer(refused.message)
       return
     }
+    // Checked at registration, and again here: an endpoint registered where plain http was allowed (local
+    // development) is not sent to over it where it is not.
+    if (url.protocol !== "https:" && !request.allowPrivateTargets) {
+      noAnswer("refused: plain http is allowed only for local development (WEBHOOK_ALLOW_PRIVATE_TARGETS)")
+      return
+    }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest
     outgoing = send(url, {
       method: "POST",
