@@ -57,6 +57,9 @@ export const isDatabaseUnreachable = (defect: unknown): boolean => {
   return false
 }
 
+/** True for the paths of the admin API (Bearer ADMIN_TOKEN; absent when ADMIN_TOKEN is unset). */
+export const isAdminPath = (path: string): boolean => path === "/admin/api" || path.startsWith("/admin/api/")
+
 /** True for the paths of the OAuth endpoints, whose answers follow RFC 6749 as well as DESIGN.md. */
 export const isOAuthPath = (path: string): boolean => path.startsWith("/api/oauth/")
 

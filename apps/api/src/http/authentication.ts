@@ -5,7 +5,7 @@ import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
 import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
 import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
-import { apiErrorOf, entryOf, isOAuthPath } from "./api-error-of.js"
+import { apiErrorOf, entryOf, isAdminPath, isOAuthPath } from "./api-error-of.js"
 import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
 import { rateLimitRejections } from "./metrics.js"
 import { rateLimitHeaders } from "./rate-limit-headers.js"
@@ -136,7 +136,7 @@ export const credentialsAdmitBody = (path: string) =>
     if (isOAuthPath(path)) return true
     const credentials = yield* requestCredentials
     if (credentials._tag !== "Token") return false
-    if (path.startsWith("/admin/api/") || path === "/admin/api") {
+    if (isAdminPath(path)) {
       const settings = yield* Settings
       return Option.exists(settings.adminToken, (expected) =>
         sameSecret(credentials.token, Redacted.value(expected)),

@@ -4,7 +4,7 @@ import { API_VERSION, ApiError } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
 import { Settings } from "../config.js"
-import { entryOf, isOAuthPath, withOAuthFields } from "./api-error-of.js"
+import { entryOf, isAdminPath, isOAuthPath, withOAuthFields } from "./api-error-of.js"
 import { credentialsAdmitBody } from "./authentication.js"
 import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasOverBudget, bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
@@ -75,8 +75,6 @@ interface Refusal {
 }
 
 const routeNotFound = () => new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] })
-
-const isAdminPath = (path: string) => path === "/admin/api" || path.startsWith("/admin/api/")
 
 const invalidRequest = (message: string) =>
   new ApiError({ status: 400, errors: [entryOf("GH1006", `invalid params: ${message}`)] })
