@@ -39,7 +39,7 @@ const NodeServerLive = Layer.effect(
   Effect.flatMap(Settings, (settings) =>
     Option.match(
       Option.zipWith(settings.tlsCertFile, settings.tlsKeyFile, (cert, key) => ({ cert, key })),
-      { onNone: () => Effect.sync(apiHttpServer), onSome: httpsServerOf },
+      { onNone: () => Effect.sync(() => apiHttpServer()), onSome: httpsServerOf },
     ),
   ),
 )

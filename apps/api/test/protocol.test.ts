@@ -1,7 +1,8 @@
-import { connect } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
 import { Effect, Option } from "effect"
+import { apiHttpServer } from "../src/http/node-server.js"
 import {
   ADMIN_TOKEN,
   activeUser,
@@ -188,6 +189,48 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         })
         expect(token.status).toBe(401)
       }),
+  )
+
+  it.scoped("answers 408 to a request that does not arrive in full in time, and closes its connection", () =>
+    Effect.gen(function* () {
+      // The API's own server (its time limit shortened): Node answers before any route.
+      const server = apiHttpServer(1_000)
+      // A route waiting for the body answers once it has it; one refused before its body answers at once.
+      server.on("request", (request, response) => {
+        if (request.url === "/refused") response.writeHead(401).end()
+        else request.resume().once("end", () => response.end())
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () => Effect.sync(() => server.close()),
+      )
+      const { port } = server.address() as AddressInfo
+      const raw = yield* sendRaw(
+        `http://127.0.0.1:${port}`,
+        "POST /api/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+        { halfClose: false },
+      )
+      const [head = "", body = ""] = raw.split("\r\n\r\n")
+      expect(head.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout")
+      expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i)
+      expect(JSON.parse(body).errors).toEqual([
+        {
+          id: expect.stringMatching(uuid),
+          code: "GH1006",
+          message: "invalid params: the request did not arrive in full in time",
+        },
+      ])
+      // Already answered: the connection closes at the limit with no second, stray answer.
+      const refused = yield* sendRaw(
+        `http://127.0.0.1:${port}`,
+        "POST /refused HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+        { halfClose: false },
+      )
+      expect(refused.match(/HTTP\/1\.1 /g)).toHaveLength(1)
+      expect(refused.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized")
+    }),
   )
 
   it.effect("refuses missing, malformed and unknown tokens with 401 GH1003 and a Bearer challenge", () =>

@@ -9,7 +9,7 @@ import { entryOf, oauthFieldsOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
 import { pathOf } from "./request-context.js"
 import { commonHeaders } from "./server-middleware.js"
-import { drainingServers, SettledResponse } from "./settled-response.js"
+import { answeredConnections, drainingServers, SettledResponse } from "./settled-response.js"
 
 // A request target in absolute form (`http://host/api/users?x`), which a server must accept (RFC 9112 3.2.2),
 // as its path and query; any other target as it is.
@@ -38,6 +38,18 @@ const answerUnparsable = (
   if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy()
     return
+  }
+  // A request that did not arrive in full in time (a client sending slowly holds a connection meanwhile):
+  // answered, unless it already was (a 401 sent before its body, which Node was still dropping).
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    if (answeredConnections.has(socket)) return socket.destroy()
+    return answerRaw(socket, {
+      status: 408,
+      reason: "Request Timeout",
+      path: refusedPathOf(error.rawPacket),
+      code: "GH1006",
+      message: "invalid params: the request did not arrive in full in time",
+    })
   }
   const tooLarge = error.code === "HPE_HEADER_OVERFLOW"
   answerRaw(socket, {
@@ -88,6 +100,8 @@ const answerConnect = (request: IncomingMessage, socket: Duplex) =>
 // found no route for it.
 const toOriginForm = (request: IncomingMessage) => {
   if (request.url !== undefined) request.url = originFormOf(request.url)
+  // A new request on the connection: not answered yet.
+  answeredConnections.delete(request.socket)
 }
 
 // Before the platform's own listener, which routes the request.
@@ -97,29 +111,31 @@ const withPublishedErrors = <S extends Server>(server: S): S =>
     .on("connect", answerConnect)
     .prependListener("request", toOriginForm)
 
+/** How long a request may take to arrive in full, head and body (Node's default is 5 minutes). */
+export const REQUEST_TIMEOUT_MILLISECONDS = 60_000
+
+// What both servers share. Node checks the time limits of its connections every connectionsCheckingInterval
+// (30 s by default): every second, a request over its limit is answered within a second of it.
+const serverOptions = (requestTimeout: number) => ({
+  IncomingMessage: CappedRequest,
+  ServerResponse: SettledResponse,
+  requireHostHeader: false,
+  requestTimeout,
+  headersTimeout: Math.min(requestTimeout, 60_000),
+  connectionsCheckingInterval: 1_000,
+})
+
 /**
  * The API's HTTP server: bodies capped while read (CappedRequest), unparsable requests answered as published,
- * a missing Host header refused by the server middleware (Node's own check answers with a bare 400).
+ * a missing Host header refused by the server middleware (Node's own check answers with a bare 400), a
+ * request that has not arrived in full within `requestTimeout` answered 408 and its connection closed.
  */
-export const apiHttpServer = () =>
-  withPublishedErrors(
-    createHttpServer({
-      IncomingMessage: CappedRequest,
-      ServerResponse: SettledResponse,
-      requireHostHeader: false,
-    }),
-  )
+export const apiHttpServer = (requestTimeout = REQUEST_TIMEOUT_MILLISECONDS) =>
+  withPublishedErrors(createHttpServer(serverOptions(requestTimeout)))
 
 /** The API's HTTPS server, as apiHttpServer with the given certificate and key. */
 export const apiHttpsServer = (options: Pick<ServerOptions, "cert" | "key">) =>
-  withPublishedErrors(
-    createHttpsServer({
-      ...options,
-      IncomingMessage: CappedRequest,
-      ServerResponse: SettledResponse,
-      requireHostHeader: false,
-    }),
-  )
+  withPublishedErrors(createHttpsServer({ ...options, ...serverOptions(REQUEST_TIMEOUT_MILLISECONDS) }))
 
 /** How long in-flight requests get to finish once the server stops accepting (SIGTERM must end within 10 s). */
 const DRAIN_MILLISECONDS = 8_000

@@ -9,6 +9,9 @@ import {
 /** The servers that are draining (see drainServer): each answer they write from then on closes its connection. */
 export const drainingServers = new WeakSet<Server>()
 
+/** The connections whose current request has had its answer begun: one more answer there would be a stray. */
+export const answeredConnections = new WeakSet<object>()
+
 /**
  * A response that always ends: its `end` callback is called once the answer is written or once the
  * connection is gone, and it closes when its connection closes, even before it ever had the connection.
@@ -48,6 +51,7 @@ export class SettledResponse<
       (OutgoingHttpHeaders | Array<OutgoingHttpHeader>)?,
     ]
   ): this {
+    answeredConnections.add(this.req.socket)
     const server = (this.req.socket as { readonly server?: Server }).server
     if (server !== undefined && drainingServers.has(server)) this.setHeader("Connection", "close")
     return super.writeHead(statusCode, ...(rest as []))
