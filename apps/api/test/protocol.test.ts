@@ -32,6 +32,10 @@ const expectPublishedError = (reply: Reply, status: number, code: string) => {
   expect(reply.body.errors.map((entry: { code: string }) => entry.code)).toContain(code)
 }
 
+// A metric's value in /metrics now.
+const metricNow = (name: string) =>
+  Effect.map(call("GET", "/metrics"), (reply) => metricValue(reply.text, name))
+
 // Raw bytes to the server and everything it sends back until it closes: for requests no HTTP client sends.
 const sendRaw = (
   url: string,
@@ -106,9 +110,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       Effect.gen(function* () {
         const { token } = yield* newPartner()
         const { hostname, port } = new URL(yield* baseUrl)
-        const inFlight = Effect.map(call("GET", "/metrics"), (reply) =>
-          metricValue(reply.text, "http_requests_in_flight"),
-        )
+        const inFlight = metricNow("http_requests_in_flight")
         const before = yield* inFlight
         // Writes (which run to completion once started), the token endpoint and no route at all: each gets
         // the head and part of the body, then the connection closes. The server answers after it closed.
@@ -165,9 +167,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
-        const arriving = Effect.map(call("GET", "/metrics"), (reply) =>
-          metricValue(reply.text, "http_request_body_bytes_arriving"),
-        )
+        const arriving = metricNow("http_request_body_bytes_arriving")
         // The token endpoint reads every body (the client's credentials are in it): 64 bodies of ~1 MiB held.
         const head =
           "POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
@@ -397,9 +397,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
-        const inFlight = Effect.map(call("GET", "/metrics"), (reply) =>
-          metricValue(reply.text, "http_requests_in_flight"),
-        )
+        const inFlight = metricNow("http_requests_in_flight")
         const before = yield* inFlight
         const { hostname } = new URL(base)
         const live = `GET /health/live HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`
