@@ -100,8 +100,6 @@ const answerConnect = (request: IncomingMessage, socket: Duplex) =>
 // found no route for it.
 const toOriginForm = (request: IncomingMessage) => {
   if (request.url !== undefined) request.url = originFormOf(request.url)
-  // A new request on the connection: not answered yet.
-  answeredConnections.delete(request.socket)
 }
 
 // Before the platform's own listener, which routes the request.

@@ -29,6 +29,8 @@ export class SettledResponse<
   constructor(request: Request, ...options: Array<unknown>) {
     super(request, ...(options as []))
     const connection = request.socket
+    // A new request on the connection: not answered yet (writeHead marks it).
+    answeredConnections.delete(connection)
     const closeUnanswered = () => {
       // Once given the connection, Node closes the answer itself when the connection closes.
       if (this.socket !== null || this.destroyed) return
