@@ -15,6 +15,7 @@ import dropAppendToStreams from "./0013_drop_append_to_streams.js"
 import transactionsInLedgerOrder from "./0014_transactions_in_ledger_order.js"
 import webhookPreviousSecrets from "./0015_webhook_previous_secrets.js"
 import rateLimitClock from "./0016_rate_limit_clock.js"
+import webhookFairDispatch from "./0017_webhook_fair_dispatch.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -34,4 +35,5 @@ export const migrations = Migrator.fromRecord({
   "0014_transactions_in_ledger_order": transactionsInLedgerOrder,
   "0015_webhook_previous_secrets": webhookPreviousSecrets,
   "0016_rate_limit_clock": rateLimitClock,
+  "0017_webhook_fair_dispatch": webhookFairDispatch,
 })

@@ -24,61 +24,99 @@ export interface ClaimedDelivery {
   readonly claimed_at: Date
 }
 
+// Every claim, in every process, takes this lock for its transaction: a claim counts each partner's attempts
+// in flight, and two claims counting at once would each see room for the same share.
+const claimLock = "SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0))"
+
 /**
- * Claims at most `limit` due pending attempts for `lease`: rows another dispatcher holds are skipped, not
- * waited for (`FOR UPDATE SKIP LOCKED`), and an attempt stays claimed only until its lease runs out, so a
- * dispatcher that died releases its attempts by doing nothing. One statement, committed at once: the row
- * locks last only for the claim; the lease keeps the attempt for its holder afterwards.
+ * Claims at most `limit` due pending attempts for `lease`, shared fairly between partners: every partner's
+ * first due attempt comes before anyone's second (counting the attempts it has in flight already), and no
+ * partner has more than `perPartner` in flight at once, across every dispatcher. So a partner with a backlog
+ * or slow receivers (many endpoints, each holding an attempt up to the send timeout) takes its share, never
+ * every slot, and another partner's webhook is claimed as soon as one is free. An attempt stays claimed only
+ * until its lease runs out, so a dispatcher that died releases its attempts by doing nothing (they count as
+ * in flight until then). Claims take turns (one lock); rows another transaction holds are skipped, not
+ * waited for. Committed at once: the row locks last only for the claim, the lease keeps the attempt after.
  */
 export const claimDueDeliveries = (options: {
   readonly limit: number
+  readonly perPartner: number
   readonly lease: Duration.DurationInput
   readonly token: string
 }) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<ClaimedDelivery>`
-      WITH due AS (
-        SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= now()
-          AND (lease_until IS NULL OR lease_until <= now())
-        ORDER BY next_attempt_at
-        LIMIT ${options.limit}
-        FOR UPDATE SKIP LOCKED
-      ), claimed AS (
-        UPDATE webhook_deliveries d
-        SET lease_until = now() + ${Duration.toMillis(Duration.decode(options.lease))} * interval '1 millisecond',
-            leased_by = ${options.token}
-        FROM due WHERE d.id = due.id
-        RETURNING d.id, d.partner_id, d.endpoint_id, d.event_id, d.attempt, d.leased_by
-      )
-      SELECT c.id, c.partner_id, c.endpoint_id, c.event_id, c.attempt, c.leased_by,
-             pe.type AS event_type, pe.occurred_at, pe.data,
-             e.url, e.enabled, s.secret,
-             ARRAY(SELECT p.secret
-                   FROM jsonb_array_elements(e.previous_secrets) WITH ORDINALITY AS previous(item, n)
-                   JOIN webhook_signing_secrets p
-                     ON p.id = (previous.item ->> 'id')::uuid AND p.partner_id = c.partner_id
-                   WHERE (previous.item ->> 'valid_until')::timestamptz > now()
-                   ORDER BY previous.n) AS previous_secrets,
-             now() AS claimed_at
-      FROM claimed c
-      JOIN public_events pe ON pe.id = c.event_id
-      LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id AND e.partner_id = c.partner_id
-      LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id`,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.zipRight(
+        sql.unsafe(claimLock),
+        // After the lock, in its own statement: its snapshot sees the leases of every claim before it.
+        sql<ClaimedDelivery>`
+          WITH RECURSIVE pending_partners AS (
+            (SELECT partner_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY partner_id LIMIT 1)
+            UNION ALL
+            SELECT (SELECT d.partner_id FROM webhook_deliveries d
+                    WHERE d.status = 'pending' AND d.partner_id > p.partner_id
+                    ORDER BY d.partner_id LIMIT 1)
+            FROM pending_partners p WHERE p.partner_id IS NOT NULL
+          ), turns AS (
+            SELECT due.id, due.next_attempt_at,
+                   in_flight.n + row_number() OVER (PARTITION BY p.partner_id ORDER BY due.next_attempt_at, due.id)
+                     AS turn
+            FROM pending_partners p
+            CROSS JOIN LATERAL (
+              SELECT count(*) AS n FROM webhook_deliveries l
+              WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.lease_until > now()
+            ) in_flight
+            CROSS JOIN LATERAL (
+              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+              WHERE d.partner_id = p.partner_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                AND (d.lease_until IS NULL OR d.lease_until <= now())
+              ORDER BY d.next_attempt_at, d.id
+              LIMIT least(greatest(${options.perPartner} - in_flight.n, 0), ${options.limit})
+            ) due
+            WHERE p.partner_id IS NOT NULL
+          ), chosen AS (
+            SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT ${options.limit}
+          ), due AS (
+            SELECT d.id FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
+            WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= now())
+            FOR UPDATE OF d SKIP LOCKED
+          ), claimed AS (
+            UPDATE webhook_deliveries d
+            SET lease_until = now() + ${Duration.toMillis(Duration.decode(options.lease))} * interval '1 millisecond',
+                leased_by = ${options.token}
+            FROM due WHERE d.id = due.id
+            RETURNING d.id, d.partner_id, d.endpoint_id, d.event_id, d.attempt, d.leased_by
+          )
+          SELECT c.id, c.partner_id, c.endpoint_id, c.event_id, c.attempt, c.leased_by,
+                 pe.type AS event_type, pe.occurred_at, pe.data,
+                 e.url, e.enabled, s.secret,
+                 ARRAY(SELECT p.secret
+                       FROM jsonb_array_elements(e.previous_secrets) WITH ORDINALITY AS previous(item, n)
+                       JOIN webhook_signing_secrets p
+                         ON p.id = (previous.item ->> 'id')::uuid AND p.partner_id = c.partner_id
+                       WHERE (previous.item ->> 'valid_until')::timestamptz > now()
+                       ORDER BY previous.n) AS previous_secrets,
+                 now() AS claimed_at
+          FROM claimed c
+          JOIN public_events pe ON pe.id = c.event_id
+          LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id AND e.partner_id = c.partner_id
+          LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id`,
+      ),
+    ),
   )
 
 /**
- * How long until the next unclaimed pending attempt falls due, or null when none is pending: a dispatcher
- * with nothing to do sleeps that long (at most its poll interval, which also finds leases that ran out).
- * Reads the due index in order and stops at the first unclaimed row.
+ * How long until the next pending attempt that is not due yet falls due, or null when none is: a dispatcher
+ * that claimed all it could sleeps that long (at most its poll interval). Attempts already due and left
+ * unclaimed belong to partners at their share in flight: one of theirs ending wakes this dispatcher if it
+ * made it, and the poll interval finds those another one made, and leases that ran out.
  */
 export const untilNextDue = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(
     sql<{ wait_ms: number }>`
       SELECT (EXTRACT(EPOCH FROM (next_attempt_at - now())) * 1000)::float8 AS wait_ms
       FROM webhook_deliveries
-      WHERE status = 'pending' AND lease_until IS NULL
+      WHERE status = 'pending' AND next_attempt_at > now() AND lease_until IS NULL
       ORDER BY next_attempt_at LIMIT 1`,
     (rows) => (rows[0] === undefined ? null : Duration.millis(Math.max(0, rows[0].wait_ms))),
   ),

@@ -11,6 +11,11 @@ export interface DispatcherOptions {
   readonly pollInterval?: Duration.DurationInput
   /** Attempts made at once by this dispatcher (16). */
   readonly concurrency?: number
+  /**
+   * The most attempts of one partner in flight at once, counted across every dispatcher (8): a partner with a
+   * backlog or slow receivers never holds every slot, and the others' webhooks go out meanwhile.
+   */
+  readonly perPartnerConcurrency?: number
   /** How long a receiver has to answer; only a 2xx within it counts (10 seconds). */
   readonly sendTimeout?: Duration.DurationInput
   /** How long a claimed attempt is held; must exceed sendTimeout by 5 seconds at least (60 seconds). */
@@ -27,6 +32,7 @@ export interface DispatcherSettings {
   readonly allowPrivateTargets: boolean
   readonly pollInterval: Duration.Duration
   readonly concurrency: number
+  readonly perPartnerConcurrency: number
   readonly sendTimeout: Duration.Duration
   readonly lease: Duration.Duration
   readonly disableAfterFailingFor: Duration.Duration
@@ -44,6 +50,7 @@ export const dispatcherSettings = (options: DispatcherOptions): Either.Either<Di
     allowPrivateTargets: options.allowPrivateTargets ?? false,
     pollInterval: Duration.decode(options.pollInterval ?? "1 second"),
     concurrency: options.concurrency ?? 16,
+    perPartnerConcurrency: options.perPartnerConcurrency ?? 8,
     sendTimeout: Duration.decode(options.sendTimeout ?? "10 seconds"),
     lease: Duration.decode(options.lease ?? "60 seconds"),
     disableAfterFailingFor: Duration.decode(options.disableAfterFailingFor ?? "5 days"),
@@ -53,6 +60,15 @@ export const dispatcherSettings = (options: DispatcherOptions): Either.Either<Di
   }
   if (settings.concurrency > MAX_DISPATCH_CONCURRENCY) {
     return Either.left(`concurrency must be an integer from 1 to ${MAX_DISPATCH_CONCURRENCY}`)
+  }
+  if (
+    !(
+      Number.isInteger(settings.perPartnerConcurrency) &&
+      settings.perPartnerConcurrency >= 1 &&
+      settings.perPartnerConcurrency <= MAX_DISPATCH_CONCURRENCY
+    )
+  ) {
+    return Either.left(`perPartnerConcurrency must be an integer from 1 to ${MAX_DISPATCH_CONCURRENCY}`)
   }
   if (Duration.lessThan(settings.pollInterval, Duration.millis(10))) {
     return Either.left("pollInterval must be at least 10 ms")

@@ -15,8 +15,8 @@ const attemptsMade = Metric.counter("webhook_delivery_attempts", {
   incremental: true,
 })
 
-// The shortest wait between two looks for due attempts, so that a row another dispatcher is claiming at
-// that instant (skipped, yet due) cannot make this one spin.
+// The shortest wait between two looks for due attempts: an attempt falling due a moment from now is claimed
+// at the next look, not spun for.
 const MIN_WAIT = Duration.millis(10)
 
 // A failed record (the database out of reach) is tried again a few times; after that the lease runs out
@@ -59,7 +59,7 @@ const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings) =>
 /**
  * Delivers due webhook attempts until interrupted (fork it). Any number of dispatchers, in any processes,
  * share the work: each claims due attempts (`SKIP LOCKED`, with a lease longer than the send timeout) up to
- * its free concurrency, makes them, and records each (scheduling the next attempt after a failure). It wakes
+ * its free concurrency, partners taking turns and none above its share in flight, makes them, and records each (scheduling the next attempt after a failure). It wakes
  * when an attempt ends, on the NOTIFY that fan-out sends (through the process's LogListener), when the next
  * scheduled attempt falls due, and at least every poll interval. Bad options are a defect, reported at once.
  */
@@ -102,6 +102,7 @@ export const runWebhookDispatcher = (
       if (free > 0) {
         const claimed = yield* claimDueDeliveries({
           limit: free,
+          perPartner: settings.perPartnerConcurrency,
           lease: settings.lease,
           token: `${instance}/${uuidV7()}`,
         }).pipe(Effect.uninterruptible)

@@ -541,5 +541,14 @@ describe("options", () => {
         expect(String(exit)).toContain("lease must exceed sendTimeout by at least 5 seconds")
       }),
     )
+
+    it.effect("refuses a partner's share that is not a whole number of attempts from 1 to 256", () =>
+      Effect.gen(function* () {
+        for (const perPartnerConcurrency of [0, 1.5, 257]) {
+          const exit = yield* Effect.exit(runWebhookDispatcher({ perPartnerConcurrency }))
+          expect(String(exit)).toContain("perPartnerConcurrency must be an integer from 1 to 256")
+        }
+      }),
+    )
   })
 })

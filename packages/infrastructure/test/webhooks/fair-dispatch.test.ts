@@ -1,0 +1,150 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { claimDueDeliveries, runWebhookDispatcher, runWebhookFanOut } from "../../src/index.js"
+import { newId } from "../fixtures.js"
+import {
+  createEndpoint,
+  eventually,
+  publishEvent,
+  startReceiver,
+  webhookDatabase,
+} from "./webhook-fixtures.js"
+
+// Pending attempts of a partner, due `minutesAgo` minutes ago (one second apart, the first the oldest), each
+// of a public event of its own; returns their ids in the order they fell due.
+const dueAttempts = (partnerId: string, count: number, minutesAgo: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const endpointId = newId()
+    const ids: Array<string> = []
+    for (let n = 0; n < count; n++) {
+      const eventId = yield* publishEvent(partnerId)
+      const id = newId()
+      yield* sql`
+        INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at)
+        VALUES (${id}, ${partnerId}, ${endpointId}, ${eventId}, 1, 'pending',
+                now() - ${minutesAgo * 60 - n} * interval '1 second')`
+      ids.push(id)
+    }
+    return ids
+  })
+
+const claim = (limit: number, perPartner: number) =>
+  claimDueDeliveries({ limit, perPartner, lease: "60 seconds", token: `test/${newId()}` })
+
+// Every test starts from an empty queue: the claims see the whole table.
+const emptyQueue = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM webhook_deliveries`)
+
+const partnersOf = (claimed: ReadonlyArray<{ readonly partner_id: string }>) =>
+  claimed.map((row) => row.partner_id)
+
+layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch", (it) => {
+  describe("claims", () => {
+    it.effect("take every partner's first due attempt before anyone's second, oldest first", () =>
+      Effect.gen(function* () {
+        yield* emptyQueue
+        const [busy, quiet, other] = [newId(), newId(), newId()]
+        const backlog = yield* dueAttempts(busy, 5, 10)
+        const [single] = yield* dueAttempts(quiet, 1, 2)
+        const [another] = yield* dueAttempts(other, 1, 1)
+
+        const first = yield* claim(3, 8)
+        expect(new Set(first.map((row) => row.id))).toEqual(new Set([backlog[0], single, another]))
+        const rest = yield* claim(10, 8)
+        expect(new Set(rest.map((row) => row.id))).toEqual(new Set(backlog.slice(1)))
+      }),
+    )
+
+    it.effect("count a partner's attempts in flight: its next one waits behind the others' first", () =>
+      Effect.gen(function* () {
+        yield* emptyQueue
+        const [busy, quiet] = [newId(), newId()]
+        const backlog = yield* dueAttempts(busy, 4, 10)
+        expect((yield* claim(2, 8)).map((row) => row.id)).toEqual(backlog.slice(0, 2))
+        // Due later than the whole backlog, yet first in turn: the busy partner has two in flight.
+        const [late] = yield* dueAttempts(quiet, 1, 1)
+        expect((yield* claim(1, 8)).map((row) => row.id)).toEqual([late])
+        expect((yield* claim(1, 8)).map((row) => row.id)).toEqual([backlog[2]])
+      }),
+    )
+
+    it.effect(
+      "never put more than a partner's share in flight; an ended or expired lease frees its place",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* emptyQueue
+          const busy = newId()
+          const backlog = yield* dueAttempts(busy, 6, 10)
+          const [held, expired] = yield* claim(10, 2)
+          expect([held?.id, expired?.id]).toEqual(backlog.slice(0, 2))
+          expect(yield* claim(10, 2)).toEqual([])
+          // One attempt made (recorded), one whose dispatcher died (its lease ran out): two places again, and
+          // the attempt of the dead dispatcher is due again, first.
+          yield* sql`
+          UPDATE webhook_deliveries SET status = 'succeeded', attempted_at = now(), next_attempt_at = NULL
+          WHERE id = ${held?.id ?? ""}`
+          yield* sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE id = ${expired?.id ?? ""}`
+          const again = yield* claim(10, 2)
+          expect(again.map((row) => row.id)).toEqual([expired?.id, backlog[2]])
+          expect(partnersOf(again)).toEqual([busy, busy])
+        }),
+    )
+
+    it.effect("made at once, as by many dispatchers, still keep a partner within its share", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* emptyQueue
+        const busy = newId()
+        yield* dueAttempts(busy, 20, 10)
+        const claims = yield* Effect.all(
+          Array.from({ length: 8 }, () => claim(4, 3)),
+          { concurrency: "unbounded" },
+        )
+        expect(claims.flat()).toHaveLength(3)
+        const [leased] = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_until > now()`
+        expect(leased?.n).toBe(3)
+      }),
+    )
+  })
+
+  it.scoped(
+    "a partner whose receiver hangs holds its share; another partner's webhook goes out meanwhile",
+    () =>
+      Effect.gen(function* () {
+        yield* emptyQueue
+        // The busy partner's receiver answers nothing until the test ends; the other's at once.
+        const hanging = yield* startReceiver(() => ({ hang: true }))
+        const answering = yield* startReceiver()
+        const [busy, quiet] = [newId(), newId()]
+        yield* createEndpoint(busy, { url: hanging.url() })
+        yield* createEndpoint(quiet, { url: answering.url() })
+        for (let n = 0; n < 10; n++) yield* publishEvent(busy)
+        yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+        yield* Effect.forkScoped(
+          runWebhookDispatcher({
+            allowPrivateTargets: true,
+            pollInterval: "200 millis",
+            concurrency: 4,
+            perPartnerConcurrency: 2,
+            // Far longer than the test: every attempt sent to the hanging receiver stays in flight.
+            sendTimeout: "60 seconds",
+            lease: "90 seconds",
+          }),
+        )
+        yield* eventually(
+          Effect.sync(() => hanging.received.length),
+          (n) => n === 2,
+        )
+        const event = yield* publishEvent(quiet)
+        yield* eventually(
+          Effect.sync(() => answering.withId(event)),
+          (received) => received.length === 1,
+        )
+        // Still two of the busy partner's in flight, no more, though two more slots were free.
+        expect(hanging.received).toHaveLength(2)
+      }),
+  )
+})
