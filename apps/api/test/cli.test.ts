@@ -95,6 +95,16 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           const first = yield* token(credential.client_id, credential.client_secret)
           expect(first._tag).toBe("Right")
 
+          const tooLong = yield* admin(
+            "credentials",
+            "rotate",
+            partner.id,
+            credential.client_id,
+            "--grace-seconds",
+            "2592001",
+          )
+          expect(tooLong.code).toBe(1)
+          expect(tooLong.stderr).toContain("grace-seconds must be an integer from 0 to 2592000")
           const rotated = yield* admin("credentials", "rotate", partner.id, credential.client_id)
           expect(rotated.code).toBe(0)
           expect(rotated.stdout).toContain("cannot be shown again")

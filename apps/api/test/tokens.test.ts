@@ -85,4 +85,30 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("Clie
       expect((yield* tokenFor(clientId, `${clientSecret}x`)).status).toBe(401)
     }),
   )
+
+  it.effect("rotating with grace_seconds=0 ends the old secret at once (a secret that leaked)", () =>
+    Effect.gen(function* () {
+      const { partnerId, clientId, clientSecret } = yield* newPartner()
+      const path = `/admin/api/partners/${partnerId}/clients/${clientId}/rotate-secret`
+      // A bad grace period is refused, naming the parameter, and rotates nothing.
+      for (const bad of ["-1", "1.5", "2592001", "1e3", "day"]) {
+        const refused = yield* call("POST", `${path}?grace_seconds=${bad}`, { headers: admin })
+        expect(refused.status).toBe(400)
+        expect(refused.body.errors).toEqual([
+          expect.objectContaining({
+            code: "GH1006",
+            message: "grace_seconds must be an integer from 0 to 2592000",
+          }),
+        ])
+      }
+      expect((yield* tokenFor(clientId, clientSecret)).status).toBe(200)
+
+      const rotated = yield* call("POST", `${path}?grace_seconds=0`, { headers: admin })
+      expect(rotated.status).toBe(200)
+      const refusedOld = yield* tokenFor(clientId, clientSecret)
+      expect(refusedOld.status).toBe(401)
+      expect(refusedOld.body.errors[0].code).toBe("GH1001")
+      expect((yield* tokenFor(clientId, rotated.body.client_secret)).status).toBe(200)
+    }),
+  )
 })

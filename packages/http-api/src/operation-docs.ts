@@ -121,7 +121,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "admin.rotateCredentialSecret": {
     summary: "Rotate a client secret (admin)",
     description:
-      "The answer shows the new secret this once; the previous one keeps working for 24 hours (the CLI can set another grace period).",
+      "The answer shows the new secret this once; the previous one keeps working for `grace_seconds` (default 24 hours; 0 ends it at once, for a secret that leaked).",
   },
   "admin.revokeCredential": {
     summary: "Revoke client credentials (admin)",

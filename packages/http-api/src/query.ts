@@ -1,37 +1,59 @@
-import { type CursorList, cursorKey, idAsIssued, Text } from "@points/domain"
+import { type CursorList, cursorKey, idAsIssued, MAX_GRACE_PERIOD_SECONDS, Text } from "@points/domain"
 import { SchemaAST as AST, Either, Option, ParseResult, Schema } from "effect"
 import { decodeProblems, type Problem, reportedIssue } from "./problems.js"
 
-const limitProblem = "must be an integer from 1 to 100"
-
 /**
- * `limit`: 1..100 (default 20 when absent), from the query string, written as a plain decimal integer
- * (`0x10`, `1e1`, ` 5` or `5.0` are refused, not read as numbers; leading zeros are read as they are).
+ * A query parameter holding a whole number from `min` to `max`, written as a plain decimal integer (`0x10`,
+ * `1e1`, ` 5` or `5.0` are refused, not read as numbers; leading zeros are read as they are).
  */
-export const Limit = Schema.transformOrFail(
-  Schema.String.annotations({
-    description: "How many items a page holds: a plain decimal integer from 1 to 100 (default 20)",
-    jsonSchema: {
-      type: "integer",
-      minimum: 1,
-      maximum: 100,
-      default: 20,
-      description: "How many items a page holds: a plain decimal integer from 1 to 100 (default 20)",
+const decimalInteger = (options: {
+  readonly min: number
+  readonly max: number
+  readonly default: number
+  readonly description: string
+}) => {
+  const problem = `must be an integer from ${options.min} to ${options.max}`
+  return Schema.transformOrFail(
+    Schema.String.annotations({
+      description: options.description,
+      jsonSchema: {
+        type: "integer",
+        minimum: options.min,
+        maximum: options.max,
+        default: options.default,
+        description: options.description,
+      },
+    }),
+    Schema.Int.pipe(Schema.between(options.min, options.max, { message: () => problem })),
+    {
+      strict: true,
+      decode: (text, _, ast) => {
+        // Leading zeros are the same number (`005`, `0100`); a text this long is in no range used here.
+        const value = /^[0-9]{1,12}$/.test(text) ? Number(text) : Number.NaN
+        return value >= options.min && value <= options.max
+          ? ParseResult.succeed(value)
+          : ParseResult.fail(new ParseResult.Type(ast, text, problem))
+      },
+      encode: (value) => ParseResult.succeed(String(value)),
     },
-  }),
-  Schema.Int.pipe(Schema.between(1, 100, { message: () => limitProblem })),
-  {
-    strict: true,
-    decode: (text, _, ast) => {
-      // Leading zeros are the same number (`005`, `0100`); a text this long is none of 1..100 anyway.
-      const limit = /^[0-9]{1,12}$/.test(text) ? Number(text) : 0
-      return limit >= 1 && limit <= 100
-        ? ParseResult.succeed(limit)
-        : ParseResult.fail(new ParseResult.Type(ast, text, limitProblem))
-    },
-    encode: (limit) => ParseResult.succeed(String(limit)),
-  },
-)
+  )
+}
+
+/** `limit`: 1..100 (default 20 when absent), from the query string. */
+export const Limit = decimalInteger({
+  min: 1,
+  max: 100,
+  default: 20,
+  description: "How many items a page holds: a plain decimal integer from 1 to 100 (default 20)",
+})
+
+/** `grace_seconds`: how long a replaced secret keeps working, 0..30 days in seconds (default a day). */
+export const GraceSeconds = decimalInteger({
+  min: 0,
+  max: MAX_GRACE_PERIOD_SECONDS,
+  default: 86_400,
+  description: `How long the replaced secret keeps working, in seconds: 0 ends it at once (default 86400, at most ${MAX_GRACE_PERIOD_SECONDS})`,
+})
 
 const cursorDescription =
   "Where the page starts: the previous page's `next_cursor` of the same list (absent for the first page)"

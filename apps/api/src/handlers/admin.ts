@@ -38,10 +38,13 @@ export const AdminLive = HttpApiBuilder.group(PointsApi, "admin", (handlers) =>
     )
     .handle(
       "rotateCredentialSecret",
-      ({ path }) =>
+      ({ path, urlParams }) =>
         answer(
-          Effect.map(rotateCredentialSecret(path.partner_id, path.client_id), (issued) =>
-            HttpServerResponse.unsafeJson(issued, { status: 200, headers: noStore }),
+          Effect.map(
+            rotateCredentialSecret(path.partner_id, path.client_id, {
+              gracePeriodSeconds: urlParams.grace_seconds,
+            }),
+            (issued) => HttpServerResponse.unsafeJson(issued, { status: 200, headers: noStore }),
           ),
         ),
       writeOptions,

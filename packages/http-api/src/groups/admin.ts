@@ -3,7 +3,7 @@ import { CredentialResource, Label, PageOf, PartnerResource } from "@points/doma
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
-import { PathId, pagingQuery, queryParams } from "../query.js"
+import { GraceSeconds, PathId, pagingQuery, queryParams } from "../query.js"
 import { AdminAuthentication } from "../security.js"
 
 /** A client credential with its secret: answered once, on creation and rotation. */
@@ -58,7 +58,9 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       "/admin/api/partners/:partner_id/clients/:client_id/rotate-secret",
     )
       .setPath(clientPath)
+      .setUrlParams(queryParams(Schema.Struct({ grace_seconds: Schema.optional(GraceSeconds) })))
       .addSuccess(IssuedCredentialResource)
+      .addError(ErrorAt[400])
       .addError(ErrorAt[404])
       .addError(ErrorAt[409]),
   )
