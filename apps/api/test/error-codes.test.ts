@@ -12,7 +12,7 @@ import {
   type World,
   whileKeyHeld,
 } from "./error-codes.fixtures.js"
-import { ADMIN_TOKEN, call, type Reply } from "./harness.js"
+import { ADMIN_TOKEN, call, newPartner, type Reply } from "./harness.js"
 
 // Issue 4: every endpoint's success and every error code it can give, over HTTP. One table, grouped by
 // endpoint: each endpoint names a valid request and its success, and the rows of the errors it can give. The
@@ -564,6 +564,24 @@ const endpoints: ReadonlyArray<Endpoint> = [
         (reply) => expect(reply.body.errors[0].message).toContain("url"),
       ),
       refuse("GH1006", 400, "there is no url", (w) => post(w.a, hooks, { event_types: ["points.added"] })),
+      refuse(
+        "LE0007",
+        409,
+        "the partner has 20 endpoints already",
+        () =>
+          Effect.gen(function* () {
+            const full = yield* newPartner("Full")
+            for (let n = 0; n < 20; n++) {
+              const made = yield* send(post(full, hooks, { url: `https://hooks.example.com/${n}` }))
+              expect(made.status, made.text).toBe(201)
+            }
+            return post(full, hooks, { url: "https://hooks.example.com/one-more" })
+          }),
+        (reply) =>
+          expect(reply.body.errors[0].message).toBe(
+            "limit reached: a partner has at most 20 webhook endpoints",
+          ),
+      ),
     ],
   },
   {

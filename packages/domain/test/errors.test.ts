@@ -13,6 +13,7 @@ import {
   InvalidClientCredentials,
   InvalidParams,
   InvalidToken,
+  LimitReached,
   NoPointsAccount,
   PayloadTooLarge,
   type PlatformError,
@@ -49,6 +50,10 @@ const examples: ReadonlyArray<readonly [PlatformError, string]> = [
   [
     new DuplicateReferenceId({ kind: "transaction", referenceId: "r" }),
     "duplicate reference_id: a transaction with this reference_id already exists",
+  ],
+  [
+    new LimitReached({ resource: "webhook endpoints", limit: 20 }),
+    "limit reached: a partner has at most 20 webhook endpoints",
   ],
 
   [

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, TestClock } from "effect"
 import {
   InvalidParams,
+  LimitReached,
   ResourceNotFound,
   SigningSecretId,
   WebhookEndpoint,
@@ -33,6 +34,7 @@ const createEndpoint = (
     enabled: true,
     secretId: firstSecret,
     allowPrivateTargets: false,
+    endpointsOfPartner: 0,
     ...overrides,
   })
 const created = WebhookEndpoint.WebhookEndpointCreated.make({
@@ -105,6 +107,30 @@ describe("Webhook endpoint: creation", () => {
         expect(privateTarget.message).toBe("url must not point to a private or loopback address")
         expect(privateTarget.code).toBe("GH1006")
       }),
+  )
+
+  it.effect("refuses a partner's endpoint beyond the twentieth (LE0007); the twentieth is created", () =>
+    Effect.gen(function* () {
+      yield* spec
+        .given([])
+        .when(createEndpoint({ endpointsOfPartner: 19 }))
+        .then([created])
+      const full = new LimitReached({ resource: "webhook endpoints", limit: 20 })
+      yield* spec
+        .given([])
+        .when(createEndpoint({ endpointsOfPartner: 20 }))
+        .thenFails(full)
+      yield* spec
+        .given([])
+        .when(createEndpoint({ endpointsOfPartner: 35 }))
+        .thenFails(full)
+      expect(WebhookEndpoint.MAX_WEBHOOK_ENDPOINTS).toBe(20)
+      expect([full.code, full.status, full.message]).toEqual([
+        "LE0007",
+        409,
+        "limit reached: a partner has at most 20 webhook endpoints",
+      ])
+    }),
   )
 
   it.effect("an empty type list subscribes to every type; a disabled endpoint to none", () =>

@@ -85,6 +85,25 @@ export class DuplicateReferenceId extends Schema.TaggedError<DuplicateReferenceI
   }
 }
 
+/**
+ * LE0007: the partner has as many of a kind of resource as it may (e.g. webhook endpoints); delete one to make
+ * room. Nothing was created.
+ */
+export class LimitReached extends Schema.TaggedError<LimitReached>()("LimitReached", {
+  resource: Schema.String,
+  limit: Schema.Int,
+}) {
+  get code() {
+    return "LE0007" as const
+  }
+  get status() {
+    return errorStatus[this.code]
+  }
+  override get message() {
+    return `limit reached: a partner has at most ${this.limit} ${this.resource}`
+  }
+}
+
 /** LE1001 has two published meanings; the reason says which, and with it the status. */
 export const PointsAccountConflictReason = Schema.Literal("AccountAlreadyOpen", "UserIdNotAString")
 export type PointsAccountConflictReason = typeof PointsAccountConflictReason.Type

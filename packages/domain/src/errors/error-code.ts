@@ -4,6 +4,7 @@ import type {
   DuplicateReferenceId,
   IllegalOrderTransition,
   InsufficientPoints,
+  LimitReached,
   NoPointsAccount,
   PointsAccountConflict,
   ResourceNotFound,
@@ -32,6 +33,7 @@ export type BusinessError =
   | ResourceNotFound
   | AlreadyClosed
   | DuplicateReferenceId
+  | LimitReached
   | PointsAccountConflict
   | NoPointsAccount
   | InsufficientPoints
@@ -76,6 +78,7 @@ export const ErrorCode = Schema.Literal(
   "LE0002",
   "LE0004",
   "LE0006",
+  "LE0007",
   "LE1001",
   "LE2001",
   "LE2002",

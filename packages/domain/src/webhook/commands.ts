@@ -7,8 +7,15 @@ import { DisabledReason } from "./events.js"
 import { WebhookUrl } from "./url.js"
 
 /**
+ * The most webhook endpoints a partner may have at once. Every public event is delivered to each of them, so
+ * the bound keeps what one partner's events cost the shared fan-out and dispatch in proportion.
+ */
+export const MAX_WEBHOOK_ENDPOINTS = 20
+
+/**
  * Register a webhook endpoint under a fresh id, with the reference of its first signing secret;
- * `allowPrivateTargets` is the platform's setting at the time (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+ * `allowPrivateTargets` is the platform's setting at the time (WEBHOOK_ALLOW_PRIVATE_TARGETS), and
+ * `endpointsOfPartner` how many endpoints the partner has, counted where no other creation can race it.
  */
 export class CreateEndpoint extends Schema.TaggedClass<CreateEndpoint>()("CreateEndpoint", {
   endpointId: WebhookEndpointId,
@@ -19,6 +26,7 @@ export class CreateEndpoint extends Schema.TaggedClass<CreateEndpoint>()("Create
   enabled: Schema.Boolean,
   secretId: SigningSecretId,
   allowPrivateTargets: Schema.Boolean,
+  endpointsOfPartner: Schema.NonNegativeInt,
 }) {}
 
 /** Change an endpoint's settings; an absent field keeps its value, a `null` description clears it. */

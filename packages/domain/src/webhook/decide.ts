@@ -1,9 +1,9 @@
 import { DateTime, Effect } from "effect"
-import { ResourceNotFound } from "../errors/business-errors.js"
+import { LimitReached, ResourceNotFound } from "../errors/business-errors.js"
 import { InvalidParams } from "../errors/request-errors.js"
 import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import type { WebhookEndpointId } from "../shared/ids.js"
-import type { WebhookEndpointCommand } from "./commands.js"
+import { MAX_WEBHOOK_ENDPOINTS, type WebhookEndpointCommand } from "./commands.js"
 import { normalizeEventTypes } from "./event-types.js"
 import {
   WebhookEndpointCreated,
@@ -16,8 +16,11 @@ import {
 import type { LiveEndpoint, WebhookEndpointState } from "./state.js"
 import { targetProblem } from "./url.js"
 
-/** The errors an endpoint command can be refused with: LE0002 when unknown or deleted, GH1006 for a bad target. */
-export type WebhookEndpointError = ResourceNotFound | InvalidParams
+/**
+ * The errors an endpoint command can be refused with: LE0002 when unknown or deleted, GH1006 for a bad target,
+ * LE0007 for a partner that has as many endpoints as it may.
+ */
+export type WebhookEndpointError = ResourceNotFound | InvalidParams | LimitReached
 
 const live = (
   state: WebhookEndpointState,
@@ -49,6 +52,11 @@ export const decide = (
         if (state._tag !== "Absent")
           return yield* Effect.die(new InvariantViolation("endpoint id already used"))
         yield* checkTarget(command.url, command.allowPrivateTargets)
+        if (command.endpointsOfPartner >= MAX_WEBHOOK_ENDPOINTS) {
+          return yield* Effect.fail(
+            new LimitReached({ resource: "webhook endpoints", limit: MAX_WEBHOOK_ENDPOINTS }),
+          )
+        }
         const { partnerId, url, description, enabled, secretId } = command
         const eventTypes = normalizeEventTypes(command.eventTypes)
         return [

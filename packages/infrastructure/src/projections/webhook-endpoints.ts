@@ -88,6 +88,24 @@ export const deleteWebhookEndpoint = (partnerId: string, endpointId: string) =>
     (sql) => sql`DELETE FROM webhook_endpoints WHERE partner_id = ${partnerId} AND id = ${endpointId}`,
   )
 
+/**
+ * How many endpoints the partner has, for a creation to decide on: counted under the partner's lock for the
+ * rest of the caller's transaction, so two creations at once count one after the other and cannot both take
+ * the last place. Run it inside the transaction that creates the endpoint.
+ */
+export const countEndpointsForCreation = (partnerId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.zipRight(
+      sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${partnerId}`}, 0))`,
+      // After the lock, in its own statement: its snapshot sees every creation committed before it.
+      Effect.map(
+        sql<{ endpoints: number }>`
+          SELECT count(*)::int AS endpoints FROM webhook_endpoints WHERE partner_id = ${partnerId}`,
+        (rows) => rows[0]?.endpoints ?? 0,
+      ),
+    ),
+  )
+
 interface WebhookEndpointDatabaseRow {
   readonly id: string
   readonly url: string

@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { webhookStream } from "../event-store/stream-handle.js"
 import { uuidV7 } from "../ids/uuid-v7.js"
 import {
+  countEndpointsForCreation,
   getWebhookEndpoint,
   listWebhookEndpoints,
   webhookEndpointRowOf,
@@ -56,18 +57,19 @@ const onEndpoint = (context: RequestContext, command: WebhookEndpoint.WebhookEnd
     appendContextOf(context),
   )
 
-// The secret's value is stored in the unit of work's transaction, after the events that reference it.
-const withNewSecret = (
+// The secret's value is stored in the unit of work's transaction, after the events that reference it; the
+// command is made in that transaction too.
+const withNewSecret = <E, R>(
   context: RequestContext,
   endpointId: WebhookEndpointId,
-  command: (secretId: SigningSecretId) => WebhookEndpoint.WebhookEndpointCommand,
+  command: (secretId: SigningSecretId) => Effect.Effect<WebhookEndpoint.WebhookEndpointCommand, E, R>,
 ) =>
   Effect.gen(function* () {
     const secretId = SigningSecretId.make(uuidV7())
     const secret = newSigningSecret()
     const endpoint = yield* writeThenRead(
       Effect.zipRight(
-        onEndpoint(context, command(secretId)),
+        Effect.flatMap(command(secretId), (made) => onEndpoint(context, made)),
         storeSigningSecret({ id: secretId, partnerId: context.partnerId, endpointId, secret }),
       ),
       () => getWebhookEndpoint(context.partnerId, endpointId),
@@ -78,7 +80,8 @@ const withNewSecret = (
 /**
  * Create webhook endpoint: registers it (every type when `event_types` is empty or absent, enabled unless
  * told otherwise) with a fresh `whsec_` secret, answered only here and on rotation. GH1006 naming `url` for
- * plain http or a private, loopback or link-local target unless the policy allows them.
+ * plain http or a private, loopback or link-local target unless the policy allows them; LE0007 when the
+ * partner has MAX_WEBHOOK_ENDPOINTS already.
  */
 export const createWebhookEndpoint = (
   context: RequestContext,
@@ -87,16 +90,19 @@ export const createWebhookEndpoint = (
 ) => {
   const endpointId = WebhookEndpointId.make(uuidV7())
   return withNewSecret(context, endpointId, (secretId) =>
-    WebhookEndpoint.CreateEndpoint.make({
-      endpointId,
-      partnerId: context.partnerId,
-      url: input.url,
-      eventTypes: input.event_types ?? [],
-      description: input.description ?? null,
-      enabled: input.enabled ?? true,
-      secretId,
-      allowPrivateTargets: policy.allowPrivateTargets,
-    }),
+    Effect.map(countEndpointsForCreation(context.partnerId), (endpointsOfPartner) =>
+      WebhookEndpoint.CreateEndpoint.make({
+        endpointId,
+        partnerId: context.partnerId,
+        url: input.url,
+        eventTypes: input.event_types ?? [],
+        description: input.description ?? null,
+        enabled: input.enabled ?? true,
+        secretId,
+        allowPrivateTargets: policy.allowPrivateTargets,
+        endpointsOfPartner,
+      }),
+    ),
   ).pipe(Effect.withSpan("webhooks.createEndpoint"))
 }
 
@@ -147,11 +153,13 @@ export const updateWebhookEndpoint = (
 export const rotateWebhookEndpointSecret = (context: RequestContext, endpointId: string) =>
   Effect.flatMap(endpointIdOf(endpointId), (id) =>
     withNewSecret(context, id, (secretId) =>
-      WebhookEndpoint.RotateEndpointSecret.make({
-        endpointId: id,
-        secretId,
-        gracePeriodSeconds: DEFAULT_SECRET_GRACE_SECONDS,
-      }),
+      Effect.succeed(
+        WebhookEndpoint.RotateEndpointSecret.make({
+          endpointId: id,
+          secretId,
+          gracePeriodSeconds: DEFAULT_SECRET_GRACE_SECONDS,
+        }),
+      ),
     ),
   ).pipe(Effect.withSpan("webhooks.rotateSecret"))
 

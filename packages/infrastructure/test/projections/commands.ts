@@ -311,6 +311,8 @@ export const createEndpoint = (
       enabled: true,
       secretId: SigningSecretId.make(newId()),
       allowPrivateTargets: false,
+      // Made directly, not through the service that counts a partner's endpoints.
+      endpointsOfPartner: 0,
     }),
   ).pipe(Effect.as(endpointId))
 }

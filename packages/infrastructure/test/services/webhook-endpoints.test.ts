@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { InvalidParams, ResourceNotFound, WebhookEndpoint } from "@points/domain"
+import { InvalidParams, LimitReached, ResourceNotFound, WebhookEndpoint } from "@points/domain"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import {
@@ -50,6 +50,47 @@ layer(serviceDatabase(), { excludeTestServices: true })("webhook endpoint servic
     expect(Buffer.from(secret.slice(6), "base64")).toHaveLength(32)
     expect(newSigningSecret()).not.toBe(secret)
     expect(signsWith(secret)).toEqual({ ok: true })
+  })
+
+  describe("the limit of endpoints per partner", () => {
+    const create = (context: Parameters<typeof createWebhookEndpoint>[0], n: number) =>
+      createWebhookEndpoint(context, { url: url(`https://hooks.example.com/${n}`) }, strict)
+    const countOf = (partnerId: string) =>
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = ${partnerId}`,
+      ).pipe(Effect.map((rows) => rows[0]?.n))
+    const limitReached = new LimitReached({ resource: "webhook endpoints", limit: 20 })
+
+    it.effect("created at once, as many as asked for, never more than 20: the others LE0007", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        const results = yield* Effect.all(
+          Array.from({ length: 26 }, (_, n) => Effect.either(create(context, n))),
+          { concurrency: 8 },
+        )
+        const refused = results.filter((result) => result._tag === "Left").map((result) => result.left)
+        expect(results.filter((result) => result._tag === "Right")).toHaveLength(20)
+        expect(refused).toEqual(Array.from({ length: 6 }, () => limitReached))
+        expect(yield* countOf(context.partnerId)).toBe(20)
+        // Another partner is not affected.
+        const other = yield* newPartner()
+        expect((yield* create(other, 0)).url).toBe("https://hooks.example.com/0")
+      }),
+    )
+
+    it.effect("a deleted endpoint makes room for one more", () =>
+      Effect.gen(function* () {
+        const context = yield* newPartner()
+        const made = []
+        for (let n = 0; n < 20; n++) made.push(yield* create(context, n))
+        expect(yield* Effect.flip(create(context, 20))).toEqual(limitReached)
+        yield* removeWebhookEndpoint(context, made[0]?.id ?? "")
+        expect((yield* create(context, 21)).url).toBe("https://hooks.example.com/21")
+        expect(yield* Effect.flip(create(context, 22))).toEqual(limitReached)
+      }),
+    )
   })
 
   describe("create, get, list, update, rotate, delete", () => {

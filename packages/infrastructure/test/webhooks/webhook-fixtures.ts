@@ -71,6 +71,8 @@ export const createEndpoint = (
             enabled: true,
             secretId: secret.id,
             allowPrivateTargets: true,
+            // Made directly, not through the service that counts a partner's endpoints.
+            endpointsOfPartner: 0,
           }),
         )
         return { endpointId: endpointId as string, secret: secret.secret }
