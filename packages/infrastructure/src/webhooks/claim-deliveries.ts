@@ -1,5 +1,8 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Duration, Effect } from "effect"
+
+/** How long a claim waits for the claims' lock before it gives up and claims nothing this time. */
+export const CLAIM_LOCK_TIMEOUT_MS = 5_000
 
 /** A due attempt as a dispatcher claimed it, with everything needed to make it. */
 export interface ClaimedDelivery {
@@ -25,8 +28,20 @@ export interface ClaimedDelivery {
 }
 
 // Every claim, in every process, takes this lock for its transaction: a claim counts each partner's attempts
-// in flight, and two claims counting at once would each see room for the same share.
-const claimLock = "SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0))"
+// in flight, and two claims counting at once would each see room for the same share. The wait for it is
+// bounded (set_config runs first, for this transaction only): a holder that stalls between its lock and its
+// commit (a paused process, a cut network) would otherwise stop every dispatcher until its session ends.
+const claimLock = (timeoutMs: number) => `
+  SELECT set_config('lock_timeout', '${Math.max(1, Math.round(timeoutMs))}ms', true) AS lock_timeout,
+         pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0)) AS locked`
+
+/** PostgreSQL's SQLSTATE for a lock not obtained within lock_timeout. */
+const LOCK_NOT_AVAILABLE = "55P03"
+
+const isLockTimeout = (error: SqlError.SqlError) =>
+  typeof error.cause === "object" &&
+  error.cause !== null &&
+  (error.cause as { code?: unknown }).code === LOCK_NOT_AVAILABLE
 
 /**
  * Claims at most `limit` due pending attempts for `lease`, shared fairly between partners: every partner's
@@ -35,19 +50,29 @@ const claimLock = "SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispat
  * or slow receivers (many endpoints, each holding an attempt up to the send timeout) takes its share, never
  * every slot, and another partner's webhook is claimed as soon as one is free. An attempt stays claimed only
  * until its lease runs out, so a dispatcher that died releases its attempts by doing nothing (they count as
- * in flight until then). Claims take turns (one lock); rows another transaction holds are skipped, not
- * waited for. Committed at once: the row locks last only for the claim, the lease keeps the attempt after.
+ * in flight until then). Claims take turns (one lock; a claim that waits for it longer than
+ * CLAIM_LOCK_TIMEOUT_MS claims nothing); rows another transaction holds are skipped, not waited for. Committed
+ * at once: the row locks last only for the claim, the lease keeps the attempt after. Its cost grows with the
+ * number of partners that have pending attempts (one index descent each, ~5 us).
  */
 export const claimDueDeliveries = (options: {
   readonly limit: number
   readonly perPartner: number
   readonly lease: Duration.DurationInput
   readonly token: string
+  /** How long to wait for the claims' lock (CLAIM_LOCK_TIMEOUT_MS by default). */
+  readonly lockTimeout?: Duration.DurationInput
 }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.zipRight(
-        sql.unsafe(claimLock),
+        sql.unsafe(
+          claimLock(
+            options.lockTimeout === undefined
+              ? CLAIM_LOCK_TIMEOUT_MS
+              : Duration.toMillis(Duration.decode(options.lockTimeout)),
+          ),
+        ),
         // After the lock, in its own statement: its snapshot sees the leases of every claim before it.
         sql<ClaimedDelivery>`
           WITH RECURSIVE pending_partners AS (
@@ -103,24 +128,39 @@ export const claimDueDeliveries = (options: {
           LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id`,
       ),
     ),
+  ).pipe(
+    Effect.catchIf(isLockTimeout, () =>
+      Effect.as(Effect.logWarning("webhook claim gave up waiting for the claims' lock"), []),
+    ),
   )
 
+// How many of the attempts falling due next a dispatcher looks at for one of a partner with room.
+const LOOK_AHEAD = 32
+
 /**
- * How long until the next pending attempt that is not due yet falls due, or null when none is: a dispatcher
- * that claimed all it could sleeps that long (at most its poll interval). Attempts already due and left
- * unclaimed belong to partners at their share in flight: one of theirs ending wakes this dispatcher if it
- * made it, and the poll interval finds those another one made, and leases that ran out.
+ * How long until the next pending attempt that is not due yet falls due, of a partner with fewer than
+ * `perPartner` attempts in flight, or null when none of the next LOOK_AHEAD is: a dispatcher that claimed all
+ * it could sleeps that long (at most its poll interval). Attempts of partners at their share are left out, or
+ * a dispatcher would wake for each of them and claim nothing; one of theirs ending wakes the dispatcher that
+ * made it, and the poll interval covers the rest (those another one made, leases that ran out).
  */
-export const untilNextDue = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    sql<{ wait_ms: number }>`
-      SELECT (EXTRACT(EPOCH FROM (next_attempt_at - now())) * 1000)::float8 AS wait_ms
-      FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at > now() AND lease_until IS NULL
-      ORDER BY next_attempt_at LIMIT 1`,
-    (rows) => (rows[0] === undefined ? null : Duration.millis(Math.max(0, rows[0].wait_ms))),
-  ),
-)
+export const untilNextDue = (perPartner: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ wait_ms: number }>`
+        SELECT (EXTRACT(EPOCH FROM (next.next_attempt_at - now())) * 1000)::float8 AS wait_ms
+        FROM (
+          SELECT partner_id, next_attempt_at FROM webhook_deliveries
+          WHERE status = 'pending' AND next_attempt_at > now() AND lease_until IS NULL
+          ORDER BY next_attempt_at LIMIT ${LOOK_AHEAD}
+        ) next
+        WHERE (SELECT count(*) FROM webhook_deliveries l
+               WHERE l.partner_id = next.partner_id AND l.status = 'pending' AND l.lease_until > now())
+              < ${perPartner}
+        ORDER BY next.next_attempt_at LIMIT 1`,
+      (rows) => (rows[0] === undefined ? null : Duration.millis(Math.max(0, rows[0].wait_ms))),
+    ),
+  )
 
 /** Gives a claimed attempt back at once (a dispatcher stopping before it made it): no wait for its lease. */
 export const releaseClaim = (id: string, token: string) =>

@@ -111,7 +111,8 @@ export const runWebhookDispatcher = (
         // As many as asked for: more may be due.
         if (claimed.length === free) return
       }
-      const due = free > 0 ? yield* untilNextDue.pipe(Effect.uninterruptible) : null
+      const due =
+        free > 0 ? yield* untilNextDue(settings.perPartnerConcurrency).pipe(Effect.uninterruptible) : null
       const wait =
         due === null
           ? settings.pollInterval

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { claimDueDeliveries, runWebhookDispatcher, runWebhookFanOut } from "../../src/index.js"
+import { Deferred, Duration, Effect, Fiber } from "effect"
+import { claimDueDeliveries, runWebhookDispatcher, runWebhookFanOut, untilNextDue } from "../../src/index.js"
 import { newId } from "../fixtures.js"
 import {
   createEndpoint,
@@ -109,6 +109,63 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
       }),
     )
   })
+
+  describe("the next look", () => {
+    it.effect(
+      "is not for an attempt of a partner at its share: a dispatcher would wake and claim nothing",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* emptyQueue
+          const [busy, quiet] = [newId(), newId()]
+          yield* dueAttempts(busy, 2, 10)
+          expect(yield* claim(10, 2)).toHaveLength(2)
+          // The busy partner's retry falls due in a second, the quiet one's in ten minutes.
+          const [soon] = yield* dueAttempts(busy, 1, 0)
+          const [later] = yield* dueAttempts(quiet, 1, 0)
+          yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 second' WHERE id = ${soon ?? ""}`
+          yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '10 minutes' WHERE id = ${later ?? ""}`
+
+          const atShare = yield* untilNextDue(2)
+          expect(atShare === null ? null : Duration.toSeconds(atShare)).toBeGreaterThan(590)
+          // With room for one more, the busy partner's retry is the next look.
+          const withRoom = yield* untilNextDue(3)
+          expect(withRoom === null ? null : Duration.toMillis(withRoom)).toBeLessThanOrEqual(1000)
+        }),
+    )
+  })
+
+  it.scoped("a claim that cannot get the claims' lock in time claims nothing instead of waiting on", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* emptyQueue
+      yield* dueAttempts(newId(), 1, 10)
+      // A claim that stalls while it holds the lock (a paused process): held until the test lets it go.
+      const held = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const stalled = yield* Effect.fork(
+        sql.withTransaction(
+          Effect.zipRight(
+            sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0))`,
+            Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)),
+          ),
+        ),
+      )
+      yield* Deferred.await(held)
+      const given = yield* claimDueDeliveries({
+        limit: 4,
+        perPartner: 8,
+        lease: "60 seconds",
+        token: `test/${newId()}`,
+        lockTimeout: "200 millis",
+      })
+      expect(given).toEqual([])
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(stalled)
+      // Once the lock is free, the attempt is claimed as usual.
+      expect(yield* claim(4, 8)).toHaveLength(1)
+    }),
+  )
 
   it.scoped(
     "a partner whose receiver hangs holds its share; another partner's webhook goes out meanwhile",
