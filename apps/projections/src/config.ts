@@ -1,4 +1,10 @@
-import { DEFAULT_FULFILMENT_DELAY, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "@points/infrastructure"
+import {
+  DEFAULT_FULFILMENT_DELAY,
+  DEFAULT_PARTNER_CONCURRENCY,
+  DEFAULT_RETRY_SCHEDULE,
+  MAX_DISPATCH_CONCURRENCY,
+  parseRetrySchedule,
+} from "@points/infrastructure"
 import { Config, ConfigError, Duration, Either } from "effect"
 
 /** The projections' settings (DESIGN.md section 8), read from the environment and validated at start. */
@@ -11,6 +17,8 @@ export interface ProjectionSettings {
   readonly webhookRetrySchedule: ReadonlyArray<number>
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: deliver to private and loopback addresses too (local development). */
   readonly webhookAllowPrivateTargets: boolean
+  /** WEBHOOK_PARTNER_CONCURRENCY: the most attempts of one partner in flight, across every dispatcher. */
+  readonly webhookPartnerConcurrency: number
 }
 
 const ONE_DAY_MS = 86_400_000
@@ -39,4 +47,11 @@ export const projectionSettings: Config.Config<ProjectionSettings> = Config.all(
     Config.withDefault(DEFAULT_RETRY_SCHEDULE),
   ),
   webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+  webhookPartnerConcurrency: Config.integer("WEBHOOK_PARTNER_CONCURRENCY").pipe(
+    Config.validate({
+      message: `must be an integer from 1 to ${MAX_DISPATCH_CONCURRENCY}`,
+      validation: (n) => n >= 1 && n <= MAX_DISPATCH_CONCURRENCY,
+    }),
+    Config.withDefault(DEFAULT_PARTNER_CONCURRENCY),
+  ),
 })

@@ -14,6 +14,7 @@ export const projectionsWith = (settings: ProjectionSettings) =>
       dispatcher: {
         retrySchedule: settings.webhookRetrySchedule,
         allowPrivateTargets: settings.webhookAllowPrivateTargets,
+        perPartnerConcurrency: settings.webhookPartnerConcurrency,
       },
     }),
   )

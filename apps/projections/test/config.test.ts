@@ -52,6 +52,17 @@ describe("projection settings", () => {
     }),
   )
 
+  it.effect("share webhook slots 8 per partner by default, WEBHOOK_PARTNER_CONCURRENCY from 1 to 256", () =>
+    Effect.gen(function* () {
+      expect((yield* read({})).webhookPartnerConcurrency).toBe(8)
+      expect((yield* read({ WEBHOOK_PARTNER_CONCURRENCY: "64" })).webhookPartnerConcurrency).toBe(64)
+      for (const bad of ["0", "257", "all"]) {
+        const error = yield* Effect.flip(read({ WEBHOOK_PARTNER_CONCURRENCY: bad }))
+        expect(String(error)).toContain("WEBHOOK_PARTNER_CONCURRENCY")
+      }
+    }),
+  )
+
   it.effect("refuse a bad FULFILMENT_DELAY_MS with a message naming it", () =>
     Effect.gen(function* () {
       for (const bad of ["-1", "soon", "1.5", "86400001"]) {

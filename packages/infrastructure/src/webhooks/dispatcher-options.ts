@@ -38,6 +38,9 @@ export interface DispatcherSettings {
   readonly disableAfterFailingFor: Duration.Duration
 }
 
+/** A partner's share of attempts in flight by default (perPartnerConcurrency): half a dispatcher's slots. */
+export const DEFAULT_PARTNER_CONCURRENCY = 8
+
 /** The largest concurrency a dispatcher takes: each attempt holds a socket and, briefly, a connection. */
 export const MAX_DISPATCH_CONCURRENCY = 256
 
@@ -50,7 +53,7 @@ export const dispatcherSettings = (options: DispatcherOptions): Either.Either<Di
     allowPrivateTargets: options.allowPrivateTargets ?? false,
     pollInterval: Duration.decode(options.pollInterval ?? "1 second"),
     concurrency: options.concurrency ?? 16,
-    perPartnerConcurrency: options.perPartnerConcurrency ?? 8,
+    perPartnerConcurrency: options.perPartnerConcurrency ?? DEFAULT_PARTNER_CONCURRENCY,
     sendTimeout: Duration.decode(options.sendTimeout ?? "10 seconds"),
     lease: Duration.decode(options.lease ?? "60 seconds"),
     disableAfterFailingFor: Duration.decode(options.disableAfterFailingFor ?? "5 days"),
