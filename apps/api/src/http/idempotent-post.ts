@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { IdempotencyKey, idAsIssued, type PartnerId } from "@points/domain"
+import { IdempotencyKey, IdempotencyKeyInProgress, idAsIssued, type PartnerId } from "@points/domain"
 import { ApiError, CurrentPrincipal } from "@points/http-api"
 import {
   type AnyUnitPlan,
@@ -202,6 +202,8 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
             respond: (answer) => recorded(post.successStatus, JSON.stringify(encode(answer as A))),
           })
           if (batched._tag === "Committed") return json(batched.response.status, batched.response.body)
+          // An earlier request of its batch has its key: this one came while that one ran.
+          if (batched._tag === "InProgress") return yield* Effect.fail(new IdempotencyKeyInProgress())
         }
       }
 

@@ -22,15 +22,21 @@ export interface BatchEntry {
 }
 
 /**
- * What became of a request in a batch: committed with its response, or left to run alone (its key was in use
- * or known, its decision refused, or the batch rolled back): nothing of it was written.
+ * What became of a request in a batch: committed with its response; in progress (its key is the key of an
+ * earlier request of the same batch, which runs it: IK1002, as for any request that arrives while its key's
+ * request runs); or left to run alone (its key was held or known, its decision refused, or the batch rolled
+ * back). Nothing of a request in progress or left to run alone was written.
  */
 export type BatchResult =
   | { readonly _tag: "Committed"; readonly response: IdempotencyKey.RecordedResponse }
+  | { readonly _tag: "InProgress" }
   | { readonly _tag: "RunAlone" }
 
 /** The result of a request the batch did not write. */
 export const runAlone: BatchResult = { _tag: "RunAlone" }
+
+/** The result of a request whose key an earlier request of its batch holds. */
+export const inProgress: BatchResult = { _tag: "InProgress" }
 
 // A stream of the batch: as locked and loaded, as the decisions so far left it, and the appends they made.
 interface BatchStream {
@@ -70,13 +76,19 @@ export const runBatch = (entries: ReadonlyArray<BatchEntry>) =>
       return entry
     }
 
-    // One request per key: a second one with the key is claimed alone, after this batch, as a retry would be.
-    const seen = new Set<string>()
+    // One request per key; the others with the key wait below for what becomes of the first.
+    const firstOf = new Map<string, number>()
+    const repeats: Array<{ readonly index: number; readonly first: number }> = []
     let members: Array<number> = []
     entries.forEach((entry, index) => {
       const id = keyIdOf(entry.claim.partnerId, entry.claim.key)
-      if (!seen.has(id)) members.push(index)
-      seen.add(id)
+      const first = firstOf.get(id)
+      if (first === undefined) {
+        firstOf.set(id, index)
+        members.push(index)
+      } else {
+        repeats.push({ index, first })
+      }
     })
     if (members.length === 0) return results
     const leaseSeconds = Math.min(...members.map((index) => entryAt(index).claim.leaseSeconds))
@@ -92,6 +104,11 @@ export const runBatch = (entries: ReadonlyArray<BatchEntry>) =>
       return !known.has(keyIdOf(partnerId, key))
     })
     if (members.length === 0) return results
+    // A repeat of a key whose first request runs here arrived while it runs: IK1002, as DESIGN.md section 4
+    // says, whatever becomes of the first. A repeat of a held or known key runs alone, as a retry would
+    // (replayed once the key is recorded).
+    const running = new Set(members)
+    for (const { index, first } of repeats) if (running.has(first)) results[index] = inProgress
 
     // Every stream of every plan, locked per partner (FOR UPDATE when any plan may write it) and loaded once.
     const streams = new Map<string, BatchStream>()

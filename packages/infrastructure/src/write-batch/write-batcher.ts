@@ -16,7 +16,8 @@ type Pending = RoundPending<BatchEntry, BatchResult, never>
  * Group commit of idempotent writes: the requests that arrive while a batch is being written are written
  * together in the next one (runBatch), one transaction, one commit and a handful of statements for all of
  * them, instead of each its own. Nothing waits for a batch to fill: a lone request is a batch of one. A
- * request the batch leaves out (RunAlone) is then run on its own by the caller.
+ * request the batch leaves out (RunAlone) is then run on its own by the caller; one whose key an earlier
+ * request of the batch had is answered IK1002 by the caller (InProgress).
  */
 export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatcher")<
   WriteBatcher,
@@ -41,10 +42,12 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
             yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
           }
           const results = Exit.isSuccess(exit) ? exit.value : batch.map(() => runAlone)
-          const committed = results.filter((result) => result._tag === "Committed").length
+          const count = (tag: BatchResult["_tag"]) => results.filter((result) => result._tag === tag).length
+          const committed = count("Committed")
           yield* Metric.increment(batchMetric.batches(Exit.isSuccess(exit) ? "committed" : "rolled_back"))
           yield* Metric.incrementBy(batchMetric.requests("committed"), committed)
-          yield* Metric.incrementBy(batchMetric.requests("run_alone"), results.length - committed)
+          yield* Metric.incrementBy(batchMetric.requests("in_progress"), count("InProgress"))
+          yield* Metric.incrementBy(batchMetric.requests("run_alone"), count("RunAlone"))
           if (committed > 0) yield* notifier.committed
           yield* Effect.forEach(
             batch,

@@ -153,7 +153,7 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
     )
 
     it.effect(
-      "leaves out a refusal, a repeated key, a known key, a held key and a reference taken in it",
+      "leaves out a refusal, a known key, a held key and a reference taken in it; a repeated key is in progress",
       () =>
         Effect.gen(function* () {
           const partner = yield* newPartner()
@@ -185,6 +185,8 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
             held,
             yield* entryOf(partner, "add", movement(userId, 6, reference)),
             yield* entryOf(partner, "add", movement(userId, 2, reference)),
+            // A repeat of a known key is not in progress: it runs alone and is replayed.
+            yield* entryOf(partner, "add", movement(userId, 3), known.claim.key),
           ]
           const results = yield* inTransaction(entries)
           yield* Deferred.succeed(release, undefined)
@@ -192,15 +194,16 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
           expect(results.map((result) => result._tag)).toEqual([
             "Committed",
             "RunAlone",
-            "RunAlone",
+            "InProgress",
             "RunAlone",
             "RunAlone",
             "Committed",
             "RunAlone",
+            "RunAlone",
           ])
           expect(
             results.map((result) => (result._tag === "Committed" ? bodyOf(result).balance_after : null)),
-          ).toEqual([13, null, null, null, null, 19, null])
+          ).toEqual([13, null, null, null, null, 19, null, null])
           // Nothing of the ones left out was written: no transaction, no key (the held key is its holder's).
           expect((yield* getPointsAccountResource(partner, userId)).balance).toBe(19)
           const transactions = yield* listTransactions(partner, { user_id: userId })
