@@ -1,5 +1,6 @@
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { hasSqlState } from "../database/sql-state.js"
 import type { StreamId } from "./stream-id.js"
 import { StreamVersionConflict } from "./stream-version-conflict.js"
 
@@ -36,11 +37,7 @@ export interface LockedStream {
 const DEADLOCK_DETECTED = "40P01"
 
 /** True for a statement PostgreSQL aborted to break a deadlock: the unit of work may simply run again. */
-export const isDeadlock = (error: unknown) =>
-  error instanceof SqlError.SqlError &&
-  typeof error.cause === "object" &&
-  error.cause !== null &&
-  (error.cause as { code?: unknown }).code === DEADLOCK_DETECTED
+export const isDeadlock = (error: unknown) => hasSqlState(error, DEADLOCK_DETECTED)
 
 /**
  * Locks the existing streams of a unit of work until its transaction ends, FOR UPDATE those it may write and

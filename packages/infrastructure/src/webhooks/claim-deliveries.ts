@@ -1,5 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Duration, Effect } from "effect"
+import { hasSqlState } from "../database/sql-state.js"
 
 /** How long a claim waits for the claims' lock before it gives up and claims nothing this time. */
 export const CLAIM_LOCK_TIMEOUT_MS = 5_000
@@ -38,10 +39,7 @@ const claimLock = (timeoutMs: number) => `
 /** PostgreSQL's SQLSTATE for a lock not obtained within lock_timeout. */
 const LOCK_NOT_AVAILABLE = "55P03"
 
-const isLockTimeout = (error: SqlError.SqlError) =>
-  typeof error.cause === "object" &&
-  error.cause !== null &&
-  (error.cause as { code?: unknown }).code === LOCK_NOT_AVAILABLE
+const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_AVAILABLE)
 
 /**
  * Claims at most `limit` due pending attempts for `lease`, shared fairly between partners: every partner's
