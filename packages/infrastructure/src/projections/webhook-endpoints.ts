@@ -94,17 +94,18 @@ export const deleteWebhookEndpoint = (partnerId: string, endpointId: string) =>
  * the last place. Run it inside the transaction that creates the endpoint.
  */
 export const countEndpointsForCreation = (partnerId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.zipRight(
-      sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${partnerId}`}, 0))`,
-      // After the lock, in its own statement: its snapshot sees every creation committed before it.
-      Effect.map(
-        sql<{ endpoints: number }>`
-          SELECT count(*)::int AS endpoints FROM webhook_endpoints WHERE partner_id = ${partnerId}`,
-        (rows) => rows[0]?.endpoints ?? 0,
-      ),
-    ),
-  )
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // First the lock the append takes anyway: a rebuild locks the log, then truncates the read models; a
+    // writer that read a read model before locking the log would hold up the truncate while it waits for the
+    // rebuild's lock on the log, a deadlock.
+    yield* sql`LOCK TABLE events IN ROW EXCLUSIVE MODE`
+    yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${partnerId}`}, 0))`
+    // After the partner's lock, in its own statement: its snapshot sees every creation committed before it.
+    const [row] = yield* sql<{ endpoints: number }>`
+      SELECT count(*)::int AS endpoints FROM webhook_endpoints WHERE partner_id = ${partnerId}`
+    return row?.endpoints ?? 0
+  })
 
 interface WebhookEndpointDatabaseRow {
   readonly id: string

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { InvalidParams, LimitReached, ResourceNotFound, WebhookEndpoint } from "@points/domain"
-import { Effect } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { Webhook } from "standardwebhooks"
 import {
   createWebhookEndpoint,
@@ -12,6 +12,7 @@ import {
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
 } from "../../src/index.js"
+import { eventually } from "../../src/testing/index.js"
 import { newPartner, serviceDatabase } from "./service-fixtures.js"
 
 const url = (text: string) => WebhookEndpoint.WebhookUrl.make(text)
@@ -77,6 +78,41 @@ layer(serviceDatabase(), { excludeTestServices: true })("webhook endpoint servic
         // Another partner is not affected.
         const other = yield* newPartner()
         expect((yield* create(other, 0)).url).toBe("https://hooks.example.com/0")
+      }),
+    )
+
+    it.effect("a creation waits for a rebuild that holds the log, without a deadlock", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const context = yield* newPartner()
+        // A rebuild's first steps, held open: the log locked against writers, then the read models truncated
+        // once a creation is waiting.
+        const locked = yield* Deferred.make<void>()
+        const truncate = yield* Deferred.make<void>()
+        const rebuild = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`LOCK TABLE events IN SHARE MODE`
+              yield* Deferred.succeed(locked, undefined)
+              yield* Deferred.await(truncate)
+              yield* sql`TRUNCATE webhook_endpoints`
+            }),
+          ),
+        )
+        yield* Deferred.await(locked)
+        const creation = yield* Effect.fork(create(context, 0))
+        // The creation waits on the log (its append's lock; with the count before it, on webhook_endpoints too).
+        yield* eventually(
+          sql<{ waiting: number }>`
+            SELECT count(*)::int AS waiting FROM pg_locks
+            WHERE relation = 'events'::regclass AND NOT granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          (rows) => (rows[0]?.waiting ?? 0) > 0,
+        )
+        yield* Deferred.succeed(truncate, undefined)
+        expect(Exit.isSuccess(yield* Fiber.await(rebuild))).toBe(true)
+        const made = yield* Fiber.join(creation)
+        expect(made.url).toBe("https://hooks.example.com/0")
       }),
     )
 
