@@ -108,6 +108,9 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           const rotated = yield* admin("credentials", "rotate", partner.id, credential.client_id)
           expect(rotated.code).toBe(0)
           expect(rotated.stdout).toContain("cannot be shown again")
+          expect(rotated.stdout).toMatch(
+            /keeps working for 86400 seconds, until \d{4}-\d{2}-\d{2}T[\d:.]+Z; tokens already issued, until they expire/,
+          )
           const secret = /client_secret +(pos_cs_\S+)/.exec(rotated.stdout)?.[1] ?? ""
           expect(secret).not.toBe(credential.client_secret)
           expect((yield* token(credential.client_id, secret))._tag).toBe("Right")

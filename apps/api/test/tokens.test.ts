@@ -72,6 +72,10 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("Clie
       )
       expect(rotated.status).toBe(200)
       expect(rotated.headers.get("cache-control")).toBe("no-store")
+      // A day after the rotation by default.
+      expect(Date.parse(rotated.body.previous_secret_valid_until) - Date.parse(rotated.body.created_at)).toBe(
+        86_400_000,
+      )
       const newSecret = rotated.body.client_secret as string
       expect(newSecret).not.toBe(clientSecret)
 
@@ -105,6 +109,8 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("Clie
 
       const rotated = yield* call("POST", `${path}?grace_seconds=0`, { headers: admin })
       expect(rotated.status).toBe(200)
+      // The answer says when the old secret stopped: at the rotation itself.
+      expect(rotated.body.previous_secret_valid_until).toBe(rotated.body.created_at)
       const refusedOld = yield* tokenFor(clientId, clientSecret)
       expect(refusedOld.status).toBe(401)
       expect(refusedOld.body.errors[0].code).toBe("GH1001")

@@ -28,8 +28,10 @@ const decimalInteger = (options: {
     {
       strict: true,
       decode: (text, _, ast) => {
-        // Leading zeros are the same number (`005`, `0100`); a text this long is in no range used here.
-        const value = /^[0-9]{1,12}$/.test(text) ? Number(text) : Number.NaN
+        // Leading zeros are the same number (`005`, `0100`, however many); past them, a text of more than 12
+        // digits is in no range used here.
+        const digits = text.replace(/^0+(?=[0-9])/, "")
+        const value = /^[0-9]+$/.test(text) && digits.length <= 12 ? Number(digits) : Number.NaN
         return value >= options.min && value <= options.max
           ? ParseResult.succeed(value)
           : ParseResult.fail(new ParseResult.Type(ast, text, problem))

@@ -7,6 +7,7 @@ import {
   CreateOrderBody,
   CreateUserBody,
   CreateWebhookEndpointBody,
+  GraceSeconds,
   jsonBody,
   Limit,
   MAX_PROBLEMS,
@@ -132,7 +133,7 @@ describe("A bounded array", () => {
 
 describe("Query parameters", () => {
   it("take a limit written as a plain decimal integer from 1 to 100", () => {
-    for (const limit of ["1", "20", "100", "007", "0005", "0100", "000000000100"]) {
+    for (const limit of ["1", "20", "100", "007", "0005", "0100", "000000000100", `${"0".repeat(40)}42`]) {
       expect(Schema.decodeUnknownSync(orders)({ limit })).toEqual({ limit: Number(limit) })
     }
     for (const limit of [
@@ -149,10 +150,26 @@ describe("Query parameters", () => {
       "-1",
       "",
       "1000000",
+      "1000000000000000000000",
+      `${"0".repeat(40)}`,
     ]) {
       expect(refusal(orders, { limit }), limit).toEqual(["limit must be an integer from 1 to 100"])
     }
     expect(Schema.encodeSync(Limit)(42)).toBe("42")
+  })
+
+  it("take a grace period in whole seconds from 0 to 30 days, leading zeros as they are", () => {
+    const grace = queryParams(Schema.Struct({ grace_seconds: GraceSeconds }))
+    for (const seconds of ["0", "000", `${"0".repeat(20)}7`, "86400", "2592000"]) {
+      expect(Schema.decodeUnknownSync(grace)({ grace_seconds: seconds })).toEqual({
+        grace_seconds: Number(seconds),
+      })
+    }
+    for (const seconds of ["-1", "2592001", "1.5", "1e3", "+1", "", " 0", "day"]) {
+      expect(refusal(grace, { grace_seconds: seconds }), seconds).toEqual([
+        "grace_seconds must be an integer from 0 to 2592000",
+      ])
+    }
   })
 
   it("name the allowed values of a choice in one problem", () => {

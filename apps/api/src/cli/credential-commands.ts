@@ -1,10 +1,11 @@
 import { Command, Options } from "@effect/cli"
-import type { CredentialResource } from "@points/domain"
+import { type CredentialResource, MAX_GRACE_PERIOD_SECONDS } from "@points/domain"
 import {
   DEFAULT_SECRET_GRACE_SECONDS,
   type IssuedCredential,
   issueCredential,
   listCredentialResources,
+  type RotatedCredential,
   revokeCredential,
   rotateCredentialSecret,
 } from "@points/infrastructure"
@@ -85,7 +86,7 @@ const rotate = Command.make(
     clientId,
     graceSeconds: Options.integer("grace-seconds").pipe(
       Options.withDescription(
-        `How long the replaced secret keeps working, in seconds (default ${DEFAULT_SECRET_GRACE_SECONDS}; 0 stops it at once).`,
+        `How long the replaced secret keeps working, in seconds, 0 to ${MAX_GRACE_PERIOD_SECONDS} (default ${DEFAULT_SECRET_GRACE_SECONDS}; 0 stops it at once).`,
       ),
       Options.withDefault(DEFAULT_SECRET_GRACE_SECONDS),
     ),
@@ -96,12 +97,14 @@ const rotate = Command.make(
     const rotation = Effect.flatMap(gracePeriod(graceSeconds), (gracePeriodSeconds) =>
       rotateCredentialSecret(partnerId, clientId, { gracePeriodSeconds }),
     )
-    const human = (issued: IssuedCredential) =>
+    const human = (rotated: RotatedCredential) =>
       Effect.zipRight(
-        issuedFields(`Client secret rotated for client ${clientId}`, issued, "rotated_at"),
-        Console.log(`The previous secret keeps working for ${graceSeconds} seconds.`),
+        issuedFields(`Client secret rotated for client ${clientId}`, rotated, "rotated_at"),
+        Console.log(
+          `The previous secret keeps working for ${graceSeconds} seconds, until ${rotated.previous_secret_valid_until}; tokens already issued, until they expire.`,
+        ),
       )
-    const print = (issued: IssuedCredential) => printSecret(mode, human(issued), issued)
+    const print = (rotated: RotatedCredential) => printSecret(mode, human(rotated), rotated)
     return runAdmin(mode, rotation, print, print)
   },
 ).pipe(Command.withDescription("Replace a credential's secret (the new one is shown once)."))

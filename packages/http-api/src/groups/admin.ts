@@ -13,6 +13,12 @@ export const IssuedCredentialResource = Schema.Struct({
   created_at: Schema.String,
 }).pipe(Schema.annotations({ identifier: "IssuedClientCredential" }))
 
+/** A rotation's answer: the new secret, shown once, and until when the replaced one keeps working. */
+export const RotatedCredentialResource = Schema.Struct({
+  ...IssuedCredentialResource.fields,
+  previous_secret_valid_until: Schema.String,
+}).pipe(Schema.annotations({ identifier: "RotatedClientCredential" }))
+
 const partnerPath = Schema.Struct({ partner_id: PathId })
 const clientPath = Schema.Struct({ partner_id: PathId, client_id: PathId })
 
@@ -59,7 +65,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     )
       .setPath(clientPath)
       .setUrlParams(queryParams(Schema.Struct({ grace_seconds: Schema.optional(GraceSeconds) })))
-      .addSuccess(IssuedCredentialResource)
+      .addSuccess(RotatedCredentialResource)
       .addError(ErrorAt[400])
       .addError(ErrorAt[404])
       .addError(ErrorAt[409]),

@@ -21,6 +21,12 @@ export interface IssuedCredential {
   readonly created_at: string
 }
 
+/** A rotation's answer: the new secret, and until when the replaced one keeps working. */
+export interface RotatedCredential extends IssuedCredential {
+  /** The end of the replaced secret's grace period: `created_at` itself when it ended at once. */
+  readonly previous_secret_valid_until: string
+}
+
 /** How long a replaced client secret keeps working after a rotation, by default: a day. */
 export const DEFAULT_SECRET_GRACE_SECONDS = 86_400
 
@@ -127,20 +133,20 @@ export const rotateCredentialSecret = (
     const client = yield* clientIdOf(clientId)
     const secret = newClientSecret()
     const secretHash = yield* hashClientSecret(secret)
-    const command = ClientCredential.RotateSecret.make({
-      clientId: client,
-      secretHash,
-      gracePeriodSeconds: options.gracePeriodSeconds ?? DEFAULT_SECRET_GRACE_SECONDS,
-    })
+    const gracePeriodSeconds = options.gracePeriodSeconds ?? DEFAULT_SECRET_GRACE_SECONDS
+    const command = ClientCredential.RotateSecret.make({ clientId: client, secretHash, gracePeriodSeconds })
     const credential = yield* writeThenRead(onCredential(partner, command), () =>
       getCredential(partner, client),
     )
-    // The rotation is the credential's latest change, so its updated_at is when this secret was made.
+    // The rotation is the credential's latest change, so its updated_at is when this secret was made, and
+    // the grace period counts from it (as the domain's RotateSecret does).
+    const rotatedAt = Date.parse(credential.updated_at)
     return {
       client_id: credential.client_id,
       client_secret: secret,
       created_at: credential.updated_at,
-    } satisfies IssuedCredential
+      previous_secret_valid_until: new Date(rotatedAt + gracePeriodSeconds * 1000).toISOString(),
+    } satisfies RotatedCredential
   }).pipe(Effect.withSpan("partners.rotateCredentialSecret"))
 
 /**
