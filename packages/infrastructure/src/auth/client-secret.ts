@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { type Algorithm, hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2"
 import { ClientCredential } from "@points/domain"
-import { Effect } from "effect"
+import { Effect, Metric } from "effect"
 
 /** What every client secret starts with, so a leaked one is recognisable (secret scanners, logs). */
 export const CLIENT_SECRET_PREFIX = "pos_cs_"
@@ -40,7 +40,19 @@ export const hashClientSecret = (secret: string): Effect.Effect<ClientCredential
  * hash, so every check costs what the hash's parameters cost.
  */
 export const verifyClientSecret = (secret: string, hash: string): Effect.Effect<boolean> =>
-  Effect.promise(() => argon2Verify(hash, secret))
+  Effect.zipLeft(
+    Effect.promise(() => argon2Verify(hash, secret)),
+    Metric.increment(clientSecretChecks),
+  )
+
+/**
+ * Argon2id checks of client secrets made (`client_secret_checks_total` on /metrics): one per token or
+ * revocation request, whatever its client id or secret (an unknown client's against UNKNOWN_CLIENT_HASH).
+ */
+export const clientSecretChecks = Metric.counter("client_secret_checks", {
+  description: "Argon2id checks of client secrets: one per token or revocation request, known client or not.",
+  incremental: true,
+})
 
 /**
  * A hash, with the same parameters as every real one, of a random secret that was thrown away. Checking a
