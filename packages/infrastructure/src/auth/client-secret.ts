@@ -47,10 +47,12 @@ export const verifyClientSecret = (secret: string, hash: string): Effect.Effect<
 
 /**
  * Argon2id checks of client secrets made (`client_secret_checks_total` on /metrics): one per token or
- * revocation request, whatever its client id or secret (an unknown client's against UNKNOWN_CLIENT_HASH).
+ * revocation request, whatever its client id or secret (an unknown client's against UNKNOWN_CLIENT_HASH);
+ * two when a secret is checked against the replaced one too, during a rotation's grace period.
  */
 export const clientSecretChecks = Metric.counter("client_secret_checks", {
-  description: "Argon2id checks of client secrets: one per token or revocation request, known client or not.",
+  description:
+    "Argon2id checks of client secrets: one per token or revocation request, known client or not (two during a rotation's grace period).",
   incremental: true,
 })
 
