@@ -51,7 +51,8 @@ const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_
  * in flight until then). Claims take turns (one lock; a claim that waits for it longer than
  * CLAIM_LOCK_TIMEOUT_MS claims nothing); rows another transaction holds are skipped, not waited for. Committed
  * at once: the row locks last only for the claim, the lease keeps the attempt after. Its cost grows with the
- * number of partners that have pending attempts (one index descent each, ~5 us).
+ * number of partners that have pending attempts (one index descent each, ~2 us; three for one with
+ * attempts due).
  */
 export const claimDueDeliveries = (options: {
   readonly limit: number
@@ -74,17 +75,23 @@ export const claimDueDeliveries = (options: {
         // After the lock, in its own statement: its snapshot sees the leases of every claim before it.
         sql<ClaimedDelivery>`
           WITH RECURSIVE pending_partners AS (
-            (SELECT partner_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY partner_id LIMIT 1)
+            -- Each partner with a pending attempt, and its earliest (one index descent each): a partner
+            -- whose earliest is not due yet has nothing due, and costs nothing more.
+            (SELECT partner_id, next_attempt_at AS earliest FROM webhook_deliveries
+             WHERE status = 'pending' ORDER BY partner_id, next_attempt_at LIMIT 1)
             UNION ALL
-            SELECT (SELECT d.partner_id FROM webhook_deliveries d
-                    WHERE d.status = 'pending' AND d.partner_id > p.partner_id
-                    ORDER BY d.partner_id LIMIT 1)
-            FROM pending_partners p WHERE p.partner_id IS NOT NULL
+            SELECT following.partner_id, following.earliest
+            FROM pending_partners p
+            CROSS JOIN LATERAL (
+              SELECT d.partner_id, d.next_attempt_at AS earliest FROM webhook_deliveries d
+              WHERE d.status = 'pending' AND d.partner_id > p.partner_id
+              ORDER BY d.partner_id, d.next_attempt_at LIMIT 1
+            ) following
           ), turns AS (
             SELECT due.id, due.next_attempt_at,
                    in_flight.n + row_number() OVER (PARTITION BY p.partner_id ORDER BY due.next_attempt_at, due.id)
                      AS turn
-            FROM pending_partners p
+            FROM (SELECT partner_id FROM pending_partners WHERE earliest <= now()) p
             CROSS JOIN LATERAL (
               SELECT count(*) AS n FROM webhook_deliveries l
               WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.lease_until > now()
@@ -96,7 +103,6 @@ export const claimDueDeliveries = (options: {
               ORDER BY d.next_attempt_at, d.id
               LIMIT least(greatest(${options.perPartner} - in_flight.n, 0), ${options.limit})
             ) due
-            WHERE p.partner_id IS NOT NULL
           ), chosen AS (
             SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT ${options.limit}
           ), due AS (
