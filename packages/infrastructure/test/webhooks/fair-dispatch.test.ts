@@ -131,6 +131,8 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
           // With room for one more, the busy partner's retry is the next look.
           const withRoom = yield* untilNextDue(3)
           expect(withRoom === null ? null : Duration.toMillis(withRoom)).toBeLessThanOrEqual(1000)
+          // Nothing is due yet: a claim takes nothing, whatever the room.
+          expect(yield* claim(10, 8)).toEqual([])
         }),
     )
   })
