@@ -1,4 +1,4 @@
-import { type CursorList, cursorKey, idAsIssued, MAX_GRACE_PERIOD_SECONDS, Text } from "@points/domain"
+import { type CursorList, cursorPosition, idAsIssued, MAX_GRACE_PERIOD_SECONDS, Text } from "@points/domain"
 import { SchemaAST as AST, Either, Option, ParseResult, Schema } from "effect"
 import { decodeProblems, type Problem, reportedIssue } from "./problems.js"
 
@@ -63,7 +63,7 @@ const cursorDescription =
 /** A cursor of that list, as its previous page gave it; any other text is refused with the other parameters. */
 const Cursor = (list: CursorList) =>
   Text.pipe(
-    Schema.filter((cursor) => Option.isSome(cursorKey(list, cursor)), {
+    Schema.filter((cursor) => Option.isSome(cursorPosition(list, cursor)), {
       message: () => "is not a valid cursor",
     }),
   ).annotations({

@@ -16,6 +16,7 @@ import transactionsInLedgerOrder from "./0014_transactions_in_ledger_order.js"
 import webhookPreviousSecrets from "./0015_webhook_previous_secrets.js"
 import rateLimitClock from "./0016_rate_limit_clock.js"
 import webhookFairDispatch from "./0017_webhook_fair_dispatch.js"
+import publicEventsTransaction from "./0018_public_events_transaction.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -36,4 +37,5 @@ export const migrations = Migrator.fromRecord({
   "0015_webhook_previous_secrets": webhookPreviousSecrets,
   "0016_rate_limit_clock": rateLimitClock,
   "0017_webhook_fair_dispatch": webhookFairDispatch,
+  "0018_public_events_transaction": publicEventsTransaction,
 })

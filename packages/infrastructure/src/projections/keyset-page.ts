@@ -1,5 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { type CursorList, cursorKey, encodeCursor, InvalidParams, isUuid } from "@points/domain"
+import {
+  type CursorList,
+  type CursorPosition,
+  cursorKey,
+  cursorPosition,
+  encodeCursor,
+  InvalidParams,
+  isUuid,
+} from "@points/domain"
 import { Effect, Option } from "effect"
 import type { Page } from "./resources.js"
 
@@ -22,6 +30,16 @@ export const decodeCursor = (list: CursorList, cursor: string): Effect.Effect<st
   Option.match(cursorKey(list, cursor), {
     onNone: () => Effect.fail(invalidCursor),
     onSome: (key) => Effect.succeed(key),
+  })
+
+/** Where a cursor of that list continues; GH1006 unless it is exactly a cursor of that list. */
+export const decodeCursorPosition = (
+  list: CursorList,
+  cursor: string,
+): Effect.Effect<CursorPosition, InvalidParams> =>
+  Option.match(cursorPosition(list, cursor), {
+    onNone: () => Effect.fail(invalidCursor),
+    onSome: (position) => Effect.succeed(position),
   })
 
 /** The page size asked for: 1..100, 20 when absent; GH1006 otherwise. */
@@ -56,20 +74,16 @@ export const uuidEquals = (column: string, value: string): Filter =>
 export const textEquals = (column: string, value: string): Filter =>
   value.includes("\u0000") ? nothing : equals(column, value)
 
-const allOf = (filters: ReadonlyArray<Filter>, bind: Bind) =>
+/** Every filter, joined with AND (TRUE when there is none). */
+export const allOf = (filters: ReadonlyArray<Filter>, bind: Bind) =>
   filters.length === 0 ? "TRUE" : filters.map((filter) => filter(bind)).join(" AND ")
 
-/**
- * Reads one page of a table by keyset on its uuid key (UUID v7, so creation order; newest first when
- * `descending`), or on `orderBy` after the row the cursor names: the rows after it that pass every filter,
- * at most `limit`, and the cursor of the next page when there is more.
- * One row beyond the page is read to know that, so the last page never points to an empty one. `columns`
- * must select `key` as it is: ORDER BY would otherwise sort by an alias of that name.
- */
-export const selectPage = <Row, A>(options: {
+/** What a list reads: which table and rows, the client's request, and how a row becomes its resource. */
+export interface PageQuery<Row, A> {
   /** The list the cursors name: a cursor of another list is refused. */
   readonly list: CursorList
   readonly table: string
+  /** Selected from the table; must include `key` as it is. */
   readonly columns: string
   readonly key: string
   /** What the client asked for, beside `scope`. */
@@ -79,13 +93,25 @@ export const selectPage = <Row, A>(options: {
   readonly request: PageRequest
   readonly keyOf: (row: Row) => string
   readonly toResource: (row: Row) => A
-  readonly descending?: boolean
-  /**
-   * A column to order by instead of the key (the transactions' log position): the cursor still names the
-   * last row by its key, so it says nothing of the column (a log position counts every partner's events).
-   */
-  readonly orderBy?: string
-}) =>
+}
+
+/**
+ * Reads one page of a table by keyset on its uuid key (UUID v7, so creation order; newest first when
+ * `descending`), or on `orderBy` after the row the cursor names: the rows after it that pass every filter,
+ * at most `limit`, and the cursor of the next page when there is more.
+ * One row beyond the page is read to know that, so the last page never points to an empty one. `columns`
+ * must select `key` as it is: ORDER BY would otherwise sort by an alias of that name.
+ */
+export const selectPage = <Row, A>(
+  options: PageQuery<Row, A> & {
+    readonly descending?: boolean
+    /**
+     * A column to order by instead of the key (the transactions' log position): the cursor still names the
+     * last row by its key, so it says nothing of the column (a log position counts every partner's events).
+     */
+    readonly orderBy?: string
+  },
+) =>
   Effect.gen(function* () {
     const limit = yield* pageLimit(options.request.limit)
     const after =

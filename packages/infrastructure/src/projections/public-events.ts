@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { PublicEventResource, ResourceNotFound, type WebhookEndpoint } from "@points/domain"
 import { Effect, Option, Schema } from "effect"
-import { equals, type Filter, type PageRequest, selectPage } from "./keyset-page.js"
+import { equals, type Filter, type PageRequest } from "./keyset-page.js"
+import { selectPageOfCommits } from "./late-commit-page.js"
 import { selectById } from "./select-by-id.js"
 
 /** A `public_events` row as the inline projection writes it: `data` is the resource as its GET answered. */
@@ -93,9 +94,12 @@ const occurredSince =
   (bind) =>
     `occurred_at >= ${bind(since.toISOString())}::timestamptz`
 
-/** A page of a partner's public events, oldest first, optionally of one type and/or since an instant. */
+/**
+ * A page of a partner's public events, oldest first, optionally of one type and/or since an instant. An event
+ * that commits after a page beyond it was read comes with a later page (selectPageOfCommits): none skipped.
+ */
 export const listPublicEvents = (partnerId: string, request: ListPublicEventsRequest) =>
-  selectPage({
+  selectPageOfCommits({
     list: "events",
     table: "public_events",
     columns,
@@ -106,6 +110,6 @@ export const listPublicEvents = (partnerId: string, request: ListPublicEventsReq
       ...(request.since === undefined ? [] : [occurredSince(request.since)]),
     ],
     request,
-    keyOf: (row: PublicEventDatabaseRow) => row.id,
+    keyOf: (row: PublicEventDatabaseRow & { readonly seen: string }) => row.id,
     toResource: publicEventOf,
   })

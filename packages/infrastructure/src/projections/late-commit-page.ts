@@ -1,0 +1,70 @@
+import { SqlClient } from "@effect/sql"
+import { encodeCursor, InvariantViolation, writesSeenOf, writesSeenText } from "@points/domain"
+import { Effect, Option } from "effect"
+import { allOf, decodeCursorPosition, type PageQuery, pageLimit } from "./keyset-page.js"
+import type { Page } from "./resources.js"
+
+/**
+ * Reads one page of a table by keyset on its uuid key (UUID v7: creation order, oldest first), never skipping
+ * a row that commits late. Ids are taken before commit, so a row can become visible after a page that ended
+ * beyond its id was read; keyset paging alone would never give it. Each cursor therefore also records which
+ * writes the page's read saw (the statement's snapshot), and the next page gives, before the rows after the
+ * cursor's, those at or before it whose write the read did not see and that have committed since. The
+ * table needs a `transaction_id` column (xid8, `pg_current_xact_id()` of the writing transaction) and an
+ * index on it within the scope.
+ *
+ * A page cut within such late rows ends at its last row, and the next one starts there: rows between it
+ * and the previous cursor may then be given twice, never skipped. Clients deduplicate by id, as for
+ * webhooks; a cursor without what its read saw (made before this) pages as keyset paging alone does.
+ */
+export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(options: PageQuery<Row, A>) =>
+  Effect.gen(function* () {
+    const limit = yield* pageLimit(options.request.limit)
+    const position =
+      options.request.cursor === undefined
+        ? null
+        : yield* decodeCursorPosition(options.list, options.request.cursor)
+    const values: Array<unknown> = []
+    const bind = (value: unknown) => {
+      values.push(value)
+      return `$${values.length}`
+    }
+    const { table, key, columns } = options
+    const where = allOf([...options.scope, ...options.filters], bind)
+    const branch = (condition: string) =>
+      `(SELECT ${columns} FROM ${table} WHERE ${where} AND ${condition} ORDER BY ${key} LIMIT ${limit + 1})`
+    const after = position === null ? null : `${bind(position.key)}::uuid`
+    const branches = [after === null ? branch("TRUE") : branch(`${key} > ${after}`)]
+    if (after !== null && position?.seen != null) {
+      // At or before the cursor, written by a transaction the cursor's read did not see. The lower bound on
+      // transaction_id lets the index find them among the latest rows only.
+      const seen = `${bind(writesSeenText(position.seen))}::pg_snapshot`
+      branches.push(
+        branch(
+          `${key} <= ${after} AND transaction_id >= pg_snapshot_xmin(${seen}) ` +
+            `AND NOT pg_visible_in_snapshot(transaction_id, ${seen})`,
+        ),
+      )
+    }
+    const sql = yield* SqlClient.SqlClient
+    // pg_current_snapshot() is the statement's own snapshot (READ COMMITTED): what this read saw.
+    const rows = yield* sql.unsafe<Row & object>(
+      `SELECT page.*, pg_current_snapshot()::text AS seen
+       FROM (${branches.join(" UNION ALL ")}) AS page
+       ORDER BY ${key} LIMIT ${limit + 1}`,
+      values,
+    )
+    const page = rows.slice(0, limit)
+    const last = page.at(-1)
+    if (rows.length <= limit || last === undefined)
+      return { data: page.map(options.toResource), next_cursor: null }
+    // However many writes were in progress: encodeCursor keeps at most what a cursor holds.
+    const seen = writesSeenOf(last.seen, Number.POSITIVE_INFINITY)
+    if (Option.isNone(seen)) {
+      return yield* Effect.die(new InvariantViolation(`a snapshot the cursor cannot hold: ${last.seen}`))
+    }
+    return {
+      data: page.map(options.toResource),
+      next_cursor: encodeCursor(options.list, options.keyOf(last), seen.value),
+    } satisfies Page<A>
+  })

@@ -1,0 +1,123 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import type { PartnerId, PublicEventResource } from "@points/domain"
+import { Deferred, Effect, Fiber } from "effect"
+import { listPublicEvents, type Page } from "../../src/index.js"
+import { activeUser, addPoints, projectionDatabase, registerPartner } from "./commands.js"
+
+/** Follows next_cursor from `cursor` to the end, returning every page's events and the last cursor met. */
+const readFrom = (partnerId: PartnerId, cursor: string | undefined, limit: number) =>
+  Effect.gen(function* () {
+    const events: Array<PublicEventResource> = []
+    let last = cursor
+    let page: Page<PublicEventResource> = yield* listPublicEvents(partnerId, { limit, cursor })
+    for (let n = 0; n < 100; n++) {
+      events.push(...page.data)
+      if (page.next_cursor === null) return { events, lastCursor: last }
+      last = page.next_cursor
+      page = yield* listPublicEvents(partnerId, { limit, cursor: page.next_cursor })
+    }
+    throw new Error("more than 100 pages")
+  })
+
+const storedIds = (partnerId: PartnerId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ readonly id: string }>`SELECT id FROM public_events WHERE partner_id = ${partnerId} ORDER BY id`,
+      (rows) => rows.map((row) => row.id),
+    ),
+  )
+
+/**
+ * Runs `write` in a transaction held open until `release` is called: its ids are taken now, its rows
+ * become visible only then.
+ */
+const holdOpen = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const written = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const fiber = yield* Effect.fork(
+      sql.withTransaction(
+        Effect.zipRight(
+          write,
+          Effect.zipRight(Deferred.succeed(written, undefined), Deferred.await(release)),
+        ),
+      ),
+    )
+    yield* Deferred.await(written)
+    return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber))
+  })
+
+const twoUsers = (partnerId: PartnerId) => Effect.all([activeUser(partnerId), activeUser(partnerId)])
+
+layer(projectionDatabase())("/api/events and events that commit late", (it) => {
+  it.effect(
+    "an event whose write commits after a later one was listed comes with the next read of the cursor",
+    () =>
+      Effect.gen(function* () {
+        const partnerId = yield* registerPartner()
+        const [slow, quick] = yield* twoUsers(partnerId)
+        // The slow write takes its event's id first and commits last.
+        const commitSlow = yield* holdOpen(addPoints(partnerId, slow, 5))
+        yield* addPoints(partnerId, quick, 1)
+        yield* addPoints(partnerId, quick, 2)
+        const early = yield* readFrom(partnerId, undefined, 1)
+        const visible = yield* storedIds(partnerId)
+        expect(early.events.map((event) => event.id)).toEqual(visible)
+        yield* commitSlow
+        const all = yield* storedIds(partnerId)
+        const late = all.filter((id) => !visible.includes(id))
+        // The slow add's events sort before the row the last cursor continues after: keyset paging alone
+        // would never give them.
+        expect(late.length).toBeGreaterThan(0)
+        const cursorRow = visible.at(-2) ?? ""
+        expect(late.every((id) => id < cursorRow)).toBe(true)
+        // Read again from the last cursor met, as a client tailing the list does: the late events come.
+        const again = yield* readFrom(partnerId, early.lastCursor, 1)
+        const given = new Set([...early.events, ...again.events].map((event) => event.id))
+        expect([...given].sort()).toEqual(all)
+      }),
+  )
+
+  it.effect("a page cut among late events gives some twice but skips none", () =>
+    Effect.gen(function* () {
+      const partnerId = yield* registerPartner()
+      const [slow, quick] = yield* twoUsers(partnerId)
+      const commitSlow = yield* holdOpen(
+        Effect.all([
+          addPoints(partnerId, slow, 1),
+          addPoints(partnerId, slow, 2),
+          addPoints(partnerId, slow, 3),
+        ]),
+      )
+      yield* addPoints(partnerId, quick, 1)
+      yield* addPoints(partnerId, quick, 2)
+      const early = yield* readFrom(partnerId, undefined, 1)
+      const visible = yield* storedIds(partnerId)
+      yield* commitSlow
+      const all = yield* storedIds(partnerId)
+      const late = all.filter((id) => !visible.includes(id))
+      expect(late.length).toBeGreaterThan(2)
+      expect(late.every((id) => id < (visible.at(-2) ?? ""))).toBe(true)
+      // Pages of 1: the late events (more than a page) are given one by one from the cursor.
+      const again = yield* readFrom(partnerId, early.lastCursor, 1)
+      const given = [...early.events, ...again.events].map((event) => event.id)
+      expect([...new Set(given)].sort()).toEqual(all)
+      // Given twice at most: once before the slow write committed, once again after a page cut among its rows.
+      const counts = new Map<string, number>()
+      for (const id of given) counts.set(id, (counts.get(id) ?? 0) + 1)
+      expect(Math.max(...counts.values())).toBeLessThanOrEqual(2)
+    }),
+  )
+
+  it.effect("a cursor of a read that saw every write pages as before: nothing twice", () =>
+    Effect.gen(function* () {
+      const partnerId = yield* registerPartner()
+      const [user] = yield* twoUsers(partnerId)
+      for (const amount of [1, 2, 3, 4]) yield* addPoints(partnerId, user, amount)
+      const pages = yield* readFrom(partnerId, undefined, 3)
+      expect(pages.events.map((event) => event.id)).toEqual(yield* storedIds(partnerId))
+    }),
+  )
+})
