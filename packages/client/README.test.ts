@@ -17,14 +17,19 @@ const program = Effect.gen(function* () {
   return yield* client.addPoints({ user_id: user.id, amount: 250, reference_id: "welcome-bonus-a1" }).pipe(
     // A 500 on Add points: the transaction was most likely recorded anyway. Reconcile by its reference_id.
     Effect.catchTag("PendingOutcome", (pending) =>
-      Effect.flatMap(client.findTransactions({ reference_id: pending.referenceId }), (page) =>
-        page.data[0] === undefined ? Effect.fail(pending) : Effect.succeed(page.data[0]),
+      Effect.flatMap(
+        client.findTransactions({ reference_id: pending.referenceId, user_id: user.id }),
+        // An order's debit and refund carry the order's reference_id too: the add is the one of type "add".
+        (page) => {
+          const added = page.data.find((transaction) => transaction.type === "add")
+          return added === undefined ? Effect.fail(pending) : Effect.succeed(added)
+        },
       ),
     ),
   )
 })
 
-it.scopedLive("README example: a 500 on Add points is reconciled by reference_id", () =>
+it.scopedLive("README example: a 500 on Add points is reconciled by reference_id, user and type", () =>
   Effect.gen(function* () {
     const server = yield* scriptedServer
     const userId = "0198d7e2-7c4f-7000-8000-0000000000a1"
@@ -32,9 +37,19 @@ it.scopedLive("README example: a 500 on Add points is reconciled by reference_id
     server.script("POST", "/api/points/add", [
       { status: 500, body: errorBody("SV5000", "unexpected server error") },
     ])
-    const recorded = transactionBody("0198d7e2-0000-7000-8000-0000000000t1", "welcome-bonus-a1", 250)
+    const recorded = {
+      ...transactionBody("0198d7e2-0000-7000-8000-0000000000t1", "welcome-bonus-a1", 250),
+      user_id: userId,
+    }
+    // An order of the user with the same reference_id, debited before the add.
+    const debit = {
+      ...transactionBody("0198d7e2-0000-7000-8000-0000000000t0", "welcome-bonus-a1", 40),
+      user_id: userId,
+      type: "order_debit",
+      order_id: "0198d7e2-0000-7000-8000-0000000000o1",
+    }
     server.script("GET", "/api/points/transactions", [
-      { status: 200, body: { data: [recorded], next_cursor: null } },
+      { status: 200, body: { data: [debit, recorded], next_cursor: null } },
     ])
     const environment = ConfigProvider.fromMap(
       new Map([
@@ -47,8 +62,8 @@ it.scopedLive("README example: a 500 on Add points is reconciled by reference_id
       Effect.provide(Layer.merge(FetchHttpClient.layer, Layer.setConfigProvider(environment))),
     )
     expect(transaction).toEqual(recorded)
-    expect(server.requestsTo("GET", "/api/points/transactions")[0]?.headers.authorization).toBe(
-      "Bearer tok-1",
-    )
+    const lookup = server.requestsTo("GET", "/api/points/transactions")[0]
+    expect(lookup?.headers.authorization).toBe("Bearer tok-1")
+    expect(new URLSearchParams(lookup?.query).get("user_id")).toBe(userId)
   }),
 )

@@ -8,9 +8,10 @@ export type CriticalOperation = typeof CriticalOperation.Type
 /**
  * A critical operation (Create order, Add/Subtract points) answered 500, or answered outside the contract: the
  * transaction has most likely been created anyway, so it is not retried. Hold it as pending and reconcile:
- * read it with the matching GET by `referenceId` (`findOrders` / `findTransactions`), or retry later with the
- * same `idempotencyKey` (within 24 hours) once support confirms the fault is fixed; `requestId` names the
- * attempt to support.
+ * read it with the matching GET by `referenceId` (`findOrders`, or `findTransactions` with the user's id,
+ * taking the transaction of type `add` or `subtract`: an order's debit and refund carry the order's
+ * reference id too), or retry later with the same `idempotencyKey` (within 24 hours) once support confirms
+ * the fault is fixed; `requestId` names the attempt to support.
  */
 export class PendingOutcome extends Schema.TaggedError<PendingOutcome>()("PendingOutcome", {
   operation: CriticalOperation,
@@ -24,9 +25,12 @@ export class PendingOutcome extends Schema.TaggedError<PendingOutcome>()("Pendin
   errors: Schema.Array(ErrorEntry),
 }) {
   override get message() {
-    const lookup = this.operation === "createOrder" ? "findOrders" : "findTransactions"
+    const lookup =
+      this.operation === "createOrder"
+        ? `findOrders({ reference_id: "${this.referenceId}" })`
+        : `findTransactions({ reference_id: "${this.referenceId}", user_id }) and its ${this.operation === "addPoints" ? "add" : "subtract"}`
     const request = this.requestId === null ? "" : ` (request ${this.requestId})`
-    return `${this.operation} ${this.problem}${request}: outcome unknown, hold it as pending; reconcile with ${lookup}({ reference_id: "${this.referenceId}" }) or retry with Idempotency-Key "${this.idempotencyKey}" within 24 hours`
+    return `${this.operation} ${this.problem}${request}: outcome unknown, hold it as pending; reconcile with ${lookup} or retry with Idempotency-Key "${this.idempotencyKey}" within 24 hours`
   }
 }
 

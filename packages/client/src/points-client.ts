@@ -1,6 +1,6 @@
 import { HttpApiClient, HttpClient, HttpClientError } from "@effect/platform"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { IdempotencyKey } from "@points/domain"
+import { IdempotencyKey, Text } from "@points/domain"
 import {
   ApiError,
   CreateOrderBody,
@@ -19,7 +19,7 @@ import {
   WebhookDeliveriesQuery,
   WebhookEndpointsQuery,
 } from "@points/http-api"
-import { Effect, Option, ParseResult, Redacted, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import { makeAccessTokens } from "./access-tokens.js"
 import {
   type CriticalOperation,
@@ -208,14 +208,26 @@ const settled = <A, E>(
   )
 
 // In the server's words, one per invalid field (`transaction.amount must be an integer from 1 to …`), not
-// the schema's type tree.
+// the schema's type tree (which shows the value: never a secret's).
+const problemText = (error: ParseResult.ParseError) =>
+  problemsOf(error.issue)
+    .map(({ path, message }) => (path.length === 0 ? message : `${path.map(String).join(".")} ${message}`))
+    .join("; ")
+
 const invalidRequest = (operation: string) => (error: ParseResult.ParseError) =>
-  new InvalidRequest({
-    operation,
-    problem: problemsOf(error.issue)
-      .map(({ path, message }) => (path.length === 0 ? message : `${path.map(String).join(".")} ${message}`))
-      .join("; "),
-  })
+  new InvalidRequest({ operation, problem: problemText(error) })
+
+const Credentials = Schema.Struct({ client_id: Text, client_secret: Text })
+
+// What makes a credential unsendable (a NUL, an unpaired surrogate, an empty text), named by field only.
+const credentialsProblem = (clientId: string, clientSecret: string) =>
+  Either.match(
+    Schema.decodeUnknownEither(Credentials, { errors: "all" })({
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+    { onLeft: problemText, onRight: () => undefined },
+  )
 
 // Input is checked with the contract's own schema before anything is sent.
 const checked = <A, I>(schema: Schema.Schema<A, I>, operation: string, input: I) =>
@@ -352,6 +364,9 @@ export const makePointsClient = (options: PointsClientOptions) =>
     const base = yield* HttpClient.HttpClient
     const secret =
       typeof options.clientSecret === "string" ? Redacted.make(options.clientSecret) : options.clientSecret
+    const unsendable = credentialsProblem(options.clientId, Redacted.value(secret))
+    if (unsendable !== undefined)
+      return yield* Effect.dieMessage(`the client credential cannot be sent: ${unsendable}`)
     const oauth = yield* HttpApiClient.group(PointsApi, {
       group: "oauth",
       httpClient: resilientHttpClient<never>(base, policy, Option.none()),

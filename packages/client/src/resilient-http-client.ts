@@ -65,7 +65,7 @@ const isRetriableStatus = (status: number, critical: boolean) =>
  * An HttpClient over `base` that follows the published retry guidance (section 4.2):
  * - every POST (outside `/api/oauth`) carries one Idempotency-Key, the caller's or a fresh one, on every attempt;
  * - no response (connection failure, timeout), 502, 503, 504, and 500 outside the critical operations are
- *   retried with exponential backoff and jitter (never sooner than a Retry-After);
+ *   retried with exponential backoff and jitter (never sooner than a Retry-After of up to `maxRetryAfter`);
  * - 429 is retried after its Retry-After (up to `maxRetryAfter`; a longer one is returned to the caller);
  * - 500 on a critical operation is returned at once, never retried;
  * - at most `maxRetries` retries, then `RetriesExhausted`;

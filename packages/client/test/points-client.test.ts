@@ -147,7 +147,7 @@ describe("The Points client", () => {
           referenceId: "ref-1",
           idempotencyKey: "add-ref-1",
         })
-        expect(error.message).toContain('findTransactions({ reference_id: "ref-1" })')
+        expect(error.message).toContain('findTransactions({ reference_id: "ref-1", user_id }) and its add')
         expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(1)
       }),
   )
@@ -513,6 +513,27 @@ describe("The Points client", () => {
         const exit = yield* make(refused)
         expect(Exit.isFailure(exit) && Cause.isDie(exit.cause), refused).toBe(true)
         if (Exit.isFailure(exit)) expect(Cause.pretty(exit.cause)).toContain("baseUrl")
+      }
+    }),
+  )
+
+  it.effect("refuses at once a credential that cannot be sent, naming the field and never the secret", () =>
+    Effect.gen(function* () {
+      const make = (clientId: string, clientSecret: string) =>
+        makePointsClient({ baseUrl: "https://points.example.com", clientId, clientSecret }).pipe(
+          Effect.provide(FetchHttpClient.layer),
+          Effect.exit,
+        )
+      for (const [clientId, clientSecret, field] of [
+        ["client-1", "pos_cs_TOPSECRET\u0000x", "client_secret"],
+        ["client-1", "pos_cs_TOPSECRET\ud800", "client_secret"],
+        ["client\u0000-1", "pos_cs_TOPSECRET", "client_id"],
+      ] as const) {
+        const exit = yield* make(clientId, clientSecret)
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause), field).toBe(true)
+        const text = Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""
+        expect(text).toContain(field)
+        expect(text).not.toContain("TOPSECRET")
       }
     }),
   )

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
-import { verifyWebhook, WebhookRejected } from "../src/index.js"
+import { UnknownWebhookEvent, verifyWebhook, WebhookRejected } from "../src/index.js"
 import { userCreatedEvent } from "./fixtures.js"
 
 const secret = `whsec_${Buffer.from("a".repeat(32)).toString("base64")}`
@@ -32,7 +32,7 @@ const delivery = (options: {
 const rejection = (received: Parameters<typeof verifyWebhook>[0]) =>
   Effect.map(Effect.flip(verifyWebhook(received)), (error) => {
     expect(error).toBeInstanceOf(WebhookRejected)
-    return error.problem
+    return error._tag === "WebhookRejected" ? error.problem : error.message
   })
 
 describe("verifyWebhook", () => {
@@ -100,10 +100,69 @@ describe("verifyWebhook", () => {
     }),
   )
 
-  it.effect("treats a secret that is not a whsec_ secret as a defect", () =>
+  it.effect("treats a secret that is not a whsec_ secret, or none, as a defect", () =>
     Effect.gen(function* () {
-      const exit = yield* Effect.exit(verifyWebhook({ secrets: "", ...delivery({}) }))
-      expect(exit._tag === "Failure" && exit.cause._tag).toBe("Die")
+      const signed = delivery({})
+      // "abcd" and "c2VjcmV0c2VjcmV0" are base64 the library would take as secrets, failing every delivery.
+      for (const secrets of [
+        "",
+        "whsec_",
+        "not a secret!",
+        "abcd",
+        "c2VjcmV0c2VjcmV0",
+        [],
+        [secret, "abcd"],
+      ]) {
+        const exit = yield* Effect.exit(verifyWebhook({ secrets, ...signed }))
+        expect(exit._tag === "Failure" && exit.cause._tag, JSON.stringify(secrets)).toBe("Die")
+      }
     }),
+  )
+
+  it.effect("gives a genuine event of a type it does not know as UnknownWebhookEvent, to acknowledge", () =>
+    Effect.gen(function* () {
+      const later = {
+        id: "ev-9",
+        type: "points.expired",
+        timestamp: "2026-11-22T10:00:00.000Z",
+        data: { a: 1 },
+      }
+      const signed = delivery({ id: "ev-9", body: JSON.stringify(later) })
+      const unknown = yield* Effect.flip(verifyWebhook({ secrets: secret, ...signed }))
+      expect(unknown).toBeInstanceOf(UnknownWebhookEvent)
+      expect(unknown).toMatchObject(later)
+      // Still signed with the secret, and still the delivery's own event.
+      const forged = delivery({ id: "ev-9", body: JSON.stringify(later), secrets: [oldSecret] })
+      expect(yield* rejection({ secrets: secret, ...forged })).toMatch(/signature/i)
+      const otherId = delivery({ id: "ev-8", body: JSON.stringify(later) })
+      expect(yield* rejection({ secrets: secret, ...otherId })).toBe(
+        "the body's id is not the webhook-id header",
+      )
+      // A known type that does not decode is still refused.
+      const broken = delivery({ body: JSON.stringify({ ...userCreatedEvent("ev-1", "u-1"), data: {} }) })
+      expect(yield* rejection({ secrets: secret, ...broken })).toMatch(/^the body is not a public event/)
+    }),
+  )
+
+  it.effect(
+    "looks only at the Standard Webhooks headers: another header given as an array is no matter",
+    () =>
+      Effect.gen(function* () {
+        const signed = delivery({})
+        const event = yield* verifyWebhook({
+          secrets: secret,
+          body: signed.body,
+          headers: { ...signed.headers, "set-cookie": ["a=1", "b=2"] },
+        })
+        expect(event.id).toBe("ev-1")
+        const repeated = {
+          ...signed.headers,
+          "Webhook-Signature": [signed.headers["webhook-signature"], "v1,x"],
+        }
+        const { "webhook-signature": _, ...rest } = repeated
+        expect(yield* rejection({ secrets: secret, body: signed.body, headers: rest })).toBe(
+          "the webhook-signature header is repeated",
+        )
+      }),
   )
 })
