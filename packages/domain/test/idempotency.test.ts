@@ -100,18 +100,24 @@ describe("Idempotency key: claims", () => {
   )
 
   it.effect(
-    "a released key runs the same request again, its lifetime still counted from the first receipt",
+    "a released key is free again (DESIGN.md section 4): the same or another request runs, as on a new key",
     () =>
       Effect.gen(function* () {
         yield* wait(100)
-        const history = [keyClaimed({ at: 0 }), keyReleased(5, 500)]
+        const history = [keyClaimed({ at: 0 }), keyReleased(5, 422)]
         yield* spec
           .given(history)
           .when(claimKey())
-          .then([keyClaimed({ at: 100, first: 0 })])
+          .then([keyClaimed({ at: 100 })])
+        const other = { ...createOrder, method: "PUT", path: "/api/points/add" }
         yield* spec
           .given(history)
-          .when(claimKey({ ...createOrder, method: "PUT", path: "/api/points/add" }))
+          .when(claimKey(other))
+          .then([keyClaimed({ at: 100, fingerprint: other })])
+        // Then it belongs to the request that claimed it.
+        yield* spec
+          .given([...history, keyClaimed({ at: 100, fingerprint: other }), responseRecorded(100)])
+          .when(claimKey())
           .thenFails(new IdempotencyKeyReused({ differs: ["method", "path"] }))
       }),
   )

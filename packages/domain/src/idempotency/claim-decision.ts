@@ -5,7 +5,7 @@ import type { RecordedResponse } from "./response.js"
 import { type IdempotencyKeyState, isLive } from "./state.js"
 
 /**
- * What a request with a key may do: execute (a new or released key), execute anew (the old lifetime is over),
+ * What a request with a key may do: execute (a new or released key: a lifetime from now), execute anew (the old lifetime is over),
  * take over (the claiming process died: its lease ran out), or replay the recorded response.
  */
 export type ClaimDecision = Data.TaggedEnum<{
@@ -22,15 +22,17 @@ export const ClaimDecision = Data.taggedEnum<ClaimDecision>()
 export type ClaimRefusal = IdempotencyKeyReused | IdempotencyKeyInProgress
 
 /**
- * Decides what a request with this fingerprint may do with the key at `now`. A different request is refused
- * first whenever the key still remembers one, so no retry ever learns more about another request's outcome.
+ * Decides what a request with this fingerprint may do with the key at `now`. A released key (its request
+ * ended without a recorded response: a 422, a 5xx) is free again, for any request (DESIGN.md section 4), as
+ * a key never used. Otherwise a different request is refused first whenever the key still remembers one, so
+ * no retry ever learns more about another request's outcome.
  */
 export const claimDecision = (
   state: IdempotencyKeyState,
   claim: { readonly fingerprint: RequestFingerprint },
   now: DateTime.Utc,
 ): Either.Either<ClaimDecision, ClaimRefusal> => {
-  if (!isLive(state)) return Either.right(ClaimDecision.Execute())
+  if (!isLive(state) || state._tag === "Released") return Either.right(ClaimDecision.Execute())
   const expired = DateTime.greaterThanOrEqualTo(now, state.expiresAt)
   if (!expired) {
     const differs = differingParts(state.fingerprint, claim.fingerprint)
@@ -46,7 +48,5 @@ export const claimDecision = (
       return Either.right(ClaimDecision.TakeOver())
     case "Completed":
       return Either.right(ClaimDecision.Replay({ response: state.response }))
-    case "Released":
-      return Either.right(ClaimDecision.Execute())
   }
 }

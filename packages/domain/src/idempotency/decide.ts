@@ -19,7 +19,8 @@ const claim = (
     const { partnerId, key, fingerprint } = command
     const leaseExpiresAt = DateTime.add(at, { seconds: command.leaseSeconds })
     const fresh = { firstReceivedAt: at, expiresAt: DateTime.add(at, { seconds: command.lifetimeSeconds }) }
-    // A released or taken-over key keeps its lifetime: it counts from the first receipt, not from this one.
+    // A taken-over key keeps its lifetime: it counts from the first receipt, not from this one. A released
+    // one is free again, as if never used (a rolled-back claim leaves nothing behind either).
     const lifetime = isLive(state)
       ? { firstReceivedAt: state.firstReceivedAt, expiresAt: state.expiresAt }
       : fresh
@@ -29,7 +30,7 @@ const claim = (
         validatedElsewhere,
       )
     return ClaimDecision.$match(decision, {
-      Execute: () => [claimed(false, lifetime)],
+      Execute: () => [claimed(false, fresh)],
       ExecuteAnew: () => [KeyExpired.make({ partnerId, key, at }, validatedElsewhere), claimed(false, fresh)],
       TakeOver: () => [claimed(true, lifetime)],
       // The caller answers with the recorded response; the key does not change.
