@@ -107,6 +107,46 @@ describe("DeciderSpecification", () => {
     await expect(awaited).rejects.toThrow(/a specification was awaited/)
   })
 
+  it("a finished specification that is awaited (returned from a plain `it`) is rejected, not passed unrun", async () => {
+    // A wrong expectation: closing an active user is no refusal. Awaited, it must not pass.
+    const steps = [
+      spec
+        .given([registered, activated])
+        .when(close)
+        .thenFails(new ResourceNotFound({ resource: "user", id: userId })),
+      spec.given([registered, activated]).when(close).then([]),
+      spec.given([registered, activated]).when(close).thenNothingHappens(),
+      spec
+        .given([registered, activated])
+        .when(close)
+        .thenEvents(() => undefined),
+      spec.given([registered, activated]).when(close).thenBreaksInvariant(),
+    ]
+    for (const step of steps) {
+      const awaited = Promise.resolve(step as unknown as PromiseLike<unknown>)
+      await expect(awaited).rejects.toBeInstanceOf(SpecificationFailure)
+      await expect(awaited).rejects.toThrow(/a finished specification was awaited instead of run/)
+    }
+  })
+
+  it.effect("a finished specification still runs as the Effect it is: yielded, and run by the runtime", () =>
+    Effect.gen(function* () {
+      yield* spec.given([registered, activated]).when(close).then([closed])
+      const wrong = yield* failureOf(spec.given([registered, activated]).when(close).thenNothingHappens())
+      expect(wrong.message).toBe("expected no events")
+      const exit = yield* Effect.promise(() =>
+        // Outside the test's clock: the event's time is now, so only its count is checked.
+        Effect.runPromiseExit(
+          spec
+            .given([registered, activated])
+            .when(close)
+            .thenEvents((events) => expect(events).toHaveLength(1)),
+        ),
+      )
+      expect(exit._tag).toBe("Success")
+    }),
+  )
+
   it.effect("a specification run as an Effect without its last step fails with the same message", () =>
     Effect.gen(function* () {
       // vitest does not type check a test file, so what the compiler refuses (a When step is no Effect) still

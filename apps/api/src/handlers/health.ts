@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { PointsApi } from "@points/http-api"
+import { pingDatabase } from "@points/infrastructure"
 import { Effect } from "effect"
 import { unavailable } from "../http/api-error-of.js"
 import { prometheusText } from "../http/metrics.js"
@@ -11,10 +11,9 @@ export const HealthLive = HttpApiBuilder.group(PointsApi, "health", (handlers) =
     .handle("live", () => Effect.succeed({ status: "ok" as const }))
     .handle("ready", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
         // The probe runs to its end in the background if it is slow: interrupting a query makes
         // @effect/sql-pg cancel its backend, which may by then serve another request.
-        yield* sql`SELECT 1`.pipe(
+        yield* pingDatabase.pipe(
           Effect.uninterruptible,
           Effect.disconnect,
           Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => unavailable() }),

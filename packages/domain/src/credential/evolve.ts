@@ -1,4 +1,4 @@
-import { invariant } from "../shared/decider.js"
+import { invariant, unknownEvent } from "../shared/decider.js"
 import type { CredentialEvent } from "./events.js"
 import type { CredentialState, IssuedCredential } from "./state.js"
 
@@ -39,5 +39,7 @@ export const evolve = (state: CredentialState, event: CredentialEvent): Credenti
       const credential = active(state, event)
       return { ...credential, status: "revoked", updatedAt: event.at, version: credential.version + 1 }
     }
+    default:
+      return unknownEvent(event)
   }
 }

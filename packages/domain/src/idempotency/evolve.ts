@@ -1,4 +1,4 @@
-import { invariant } from "../shared/decider.js"
+import { invariant, unknownEvent } from "../shared/decider.js"
 import type { IdempotencyKeyEvent } from "./events.js"
 import { type ClaimedKey, type IdempotencyKeyState, isLive } from "./state.js"
 
@@ -33,5 +33,7 @@ export const evolve = (state: IdempotencyKeyState, event: IdempotencyKeyEvent): 
     case "KeyExpired":
       invariant(isLive(state), `KeyExpired while the key is ${state._tag}`)
       return { _tag: "Expired", partnerId: event.partnerId, key: event.key, expiredAt: event.at }
+    default:
+      return unknownEvent(event)
   }
 }

@@ -1,5 +1,5 @@
 import type { DateTime } from "effect"
-import { invariant } from "../shared/decider.js"
+import { invariant, unknownEvent } from "../shared/decider.js"
 import { type PointsBalance, zeroBalance } from "../shared/points.js"
 import type { LedgerEvent, MovementEvent } from "./events.js"
 import type { LedgerState, PointsAccount } from "./state.js"
@@ -94,5 +94,7 @@ export const evolve = (state: LedgerState, event: LedgerEvent): LedgerState => {
       const account = openAccountOf(state, event)
       return next(account, "Closed", account.balance, event.at, account.outstandingOrderDebits)
     }
+    default:
+      return unknownEvent(event)
   }
 }

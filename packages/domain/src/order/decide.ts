@@ -45,6 +45,10 @@ export const decide = (
   state: OrderState,
 ): Effect.Effect<ReadonlyArray<OrderEvent>, OrderError> =>
   Effect.gen(function* () {
+    // The stream belongs to one order; a command for another order reaching it is a routing bug.
+    if (state._tag === "Placed" && state.orderId !== command.orderId) {
+      return yield* Effect.die(new InvariantViolation(`${command._tag} for another order`))
+    }
     const at = yield* DateTime.now
     const { orderId } = command
     switch (command._tag) {

@@ -1,4 +1,4 @@
-import { invariant } from "../shared/decider.js"
+import { invariant, unknownEvent } from "../shared/decider.js"
 import { type OrderEvent, statusAfter } from "./events.js"
 import { canTransition, type OrderState, type PlacedOrder } from "./state.js"
 
@@ -42,5 +42,7 @@ export const evolve = (state: OrderState, event: OrderEvent): OrderState => {
     case "OrderCompleted":
     case "OrderCancelled":
       return moved(state, event)
+    default:
+      return unknownEvent(event)
   }
 }

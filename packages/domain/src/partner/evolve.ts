@@ -1,4 +1,4 @@
-import { invariant } from "../shared/decider.js"
+import { invariant, unknownEvent } from "../shared/decider.js"
 import type { PartnerEvent } from "./events.js"
 import type { PartnerState } from "./state.js"
 
@@ -8,5 +8,8 @@ export const evolve = (state: PartnerState, event: PartnerEvent): PartnerState =
     case "PartnerRegistered":
       invariant(state._tag === "Unregistered", "PartnerRegistered twice in one stream")
       return { _tag: "Registered", partnerId: event.partnerId, name: event.name, createdAt: event.at }
+    default:
+      // One event type: TypeScript narrows no further than the type itself, hence `as never`.
+      return unknownEvent(event as never)
   }
 }

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { DuplicateReferenceId } from "../errors/business-errors.js"
-import { validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
 import type { ReferenceCommand } from "./commands.js"
 import { type ReferenceEvent, ReferenceReserved } from "./events.js"
 import type { ReferenceState } from "./state.js"
@@ -14,6 +14,16 @@ export const decide = (
   state: ReferenceState,
 ): Effect.Effect<ReadonlyArray<ReferenceEvent>, ReservationError> =>
   Effect.gen(function* () {
+    // The stream is one partner's reference id of one kind; a reservation of another reaching it is a
+    // routing bug, not a duplicate.
+    if (
+      state._tag === "Reserved" &&
+      (state.partnerId !== command.partnerId ||
+        state.kind !== command.kind ||
+        state.referenceId !== command.referenceId)
+    ) {
+      return yield* Effect.die(new InvariantViolation("a reservation of another reference id"))
+    }
     // The first record keeps the reference id; the client reads it back with a GET by reference id.
     if (state._tag === "Reserved") {
       return yield* Effect.fail(

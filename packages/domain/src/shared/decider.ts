@@ -41,6 +41,16 @@ export function invariant(condition: boolean, message: string): asserts conditio
 }
 
 /**
+ * The end of an evolve's exhaustive switch: an event of another stream type (a routing bug, or a test that
+ * ran unchecked) fails loudly instead of folding into `undefined`.
+ */
+export const unknownEvent = (event: never): never => {
+  throw new InvariantViolation(
+    `an event this stream cannot have: ${String((event as { _tag?: unknown })._tag)}`,
+  )
+}
+
+/**
  * The make option for values whose fields are validated elsewhere, so not again when made: the events a
  * decider decides (their fields come from a command validated when it was made and from the aggregate's own
  * state, and the event store validates every event as it encodes it for storage), and commands built of

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-// The field limits of DESIGN.md section 2. Each is a 400 GH1006 naming the field when broken.
+/** The field limits of DESIGN.md section 2. Each is a 400 GH1006 naming the field when broken. */
 export const Limits = {
   partnerUserId: 255,
   referenceId: 255,

@@ -52,6 +52,24 @@ const describe = (value: unknown) => {
   }
 }
 
+const awaitedFinished = () =>
+  new SpecificationFailure(
+    "a finished specification was awaited instead of run: it is an Effect; return it from it.effect, or " +
+      "yield* it in Effect.gen (a plain `it` that returns it passes without running it)",
+    "await given(...).when(...).then(...)",
+    "it.effect(() => given(...).when(...).then(...))",
+  )
+
+// A last step's Effect, also refusing to be awaited: a plain `it` awaits what its test returns, and would
+// otherwise pass at once without running it (an Effect is no promise). Effects are never awaited by Effect
+// itself (it runs them through its own runtime), so the extra `then` changes nothing for it.
+const finished = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Object.assign(Object.create(Effectable.CommitPrototype), {
+    commit: () => effect,
+    // biome-ignore lint/suspicious/noThenProperty: so that awaiting the step rejects instead of passing.
+    then: (_resolve: unknown, reject?: (reason: unknown) => void) => reject?.(awaitedFinished()),
+  })
+
 /**
  * Starts a specification for a decider: `DeciderSpecification.for(decider).given(events).when(command)`
  * followed by `.then(events)` or `.thenFails(error)`. Each ends in an Effect, for `it.effect`; the command
@@ -92,75 +110,87 @@ const forDecider = <Command, Event, State, Err>(
             reject(unfinished())
             return Effect.void
           }
-          return expectEvents((actual) => {
-            if (!structurallyEqual(actual, expected)) {
-              throw new SpecificationFailure(
-                "the command produced other events than expected",
-                actual,
-                expected,
-              )
-            }
-          }, expected)
+          return finished(
+            expectEvents((actual) => {
+              if (!structurallyEqual(actual, expected)) {
+                throw new SpecificationFailure(
+                  "the command produced other events than expected",
+                  actual,
+                  expected,
+                )
+              }
+            }, expected),
+          )
         },
         thenNothingHappens: () =>
-          expectEvents((actual) => {
-            if (actual.length > 0) throw new SpecificationFailure("expected no events", actual, [])
-          }, []),
-        thenEvents: (assert) => expectEvents(assert),
+          finished(
+            expectEvents((actual) => {
+              if (actual.length > 0) throw new SpecificationFailure("expected no events", actual, [])
+            }, []),
+          ),
+        thenEvents: (assert) => finished(expectEvents(assert)),
         thenBreaksInvariant: (messagePart) =>
-          Effect.flatMap(
-            // The history itself may be corrupt: folding it is part of what must break.
-            Effect.exit(Effect.suspend(() => decider.decide(command, fold(decider, history)))),
-            (exit) => {
-              const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
-              if (Option.isSome(defect) && defect.value instanceof InvariantViolation) {
-                return messagePart === undefined || defect.value.message.includes(messagePart)
-                  ? Effect.void
-                  : Effect.die(
-                      new SpecificationFailure("another invariant broke", defect.value.message, messagePart),
-                    )
-              }
-              const outcome = Exit.isSuccess(exit)
-                ? { events: exit.value }
-                : Option.match(Cause.failureOption(exit.cause), {
-                    onSome: (refusal) => ({ refused: refusal }),
-                    onNone: () => ({ died: Cause.pretty(exit.cause) }),
-                  })
-              return Effect.die(
-                new SpecificationFailure(
-                  Exit.isSuccess(exit)
-                    ? "expected an InvariantViolation, but the command succeeded"
-                    : "expected an InvariantViolation, but the command failed otherwise",
-                  outcome,
-                  "InvariantViolation",
-                ),
-              )
-            },
+          finished(
+            Effect.flatMap(
+              // The history itself may be corrupt: folding it is part of what must break.
+              Effect.exit(Effect.suspend(() => decider.decide(command, fold(decider, history)))),
+              (exit) => {
+                const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+                if (Option.isSome(defect) && defect.value instanceof InvariantViolation) {
+                  return messagePart === undefined || defect.value.message.includes(messagePart)
+                    ? Effect.void
+                    : Effect.die(
+                        new SpecificationFailure(
+                          "another invariant broke",
+                          defect.value.message,
+                          messagePart,
+                        ),
+                      )
+                }
+                const outcome = Exit.isSuccess(exit)
+                  ? { events: exit.value }
+                  : Option.match(Cause.failureOption(exit.cause), {
+                      onSome: (refusal) => ({ refused: refusal }),
+                      onNone: () => ({ died: Cause.pretty(exit.cause) }),
+                    })
+                return Effect.die(
+                  new SpecificationFailure(
+                    Exit.isSuccess(exit)
+                      ? "expected an InvariantViolation, but the command succeeded"
+                      : "expected an InvariantViolation, but the command failed otherwise",
+                    outcome,
+                    "InvariantViolation",
+                  ),
+                )
+              },
+            ),
           ),
         thenFails: (expected) =>
-          Effect.flatMap(run, (exit) => {
-            if (Exit.isSuccess(exit)) {
-              return Effect.die(
-                new SpecificationFailure(
-                  "expected the command to be refused, but it succeeded",
-                  exit.value,
-                  expected,
-                ),
-              )
-            }
-            const refusal = Cause.failureOption(exit.cause)
-            if (Option.isNone(refusal)) return Effect.failCause(exit.cause as Cause.Cause<never>)
-            if (!structurallyEqual(refusal.value, expected)) {
-              return Effect.die(
-                new SpecificationFailure(
-                  "the command was refused with another error",
-                  refusal.value,
-                  expected,
-                ),
-              )
-            }
-            return Effect.void
-          }),
+          finished(
+            Effect.flatMap(run, (exit) => {
+              if (Exit.isSuccess(exit)) {
+                return Effect.die(
+                  new SpecificationFailure(
+                    "expected the command to be refused, but it succeeded",
+                    exit.value,
+                    expected,
+                  ),
+                )
+              }
+              const refusal = Cause.failureOption(exit.cause)
+              if (Option.isNone(refusal)) return Effect.failCause(exit.cause as Cause.Cause<never>)
+              if (!structurallyEqual(refusal.value, expected)) {
+                return Effect.die(
+                  new SpecificationFailure(
+                    "the command was refused with another error",
+                    refusal.value,
+                    expected,
+                  ),
+                )
+              }
+              return Effect.void
+            }),
+          ),
       }
       // Nor is the object meant to run as an Effect. Its type is no Effect, so the compiler refuses it where one
       // is expected, but vitest runs test files unchecked: returned from `it.effect` or yielded in `Effect.gen`,

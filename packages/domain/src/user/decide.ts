@@ -55,6 +55,10 @@ export const decide = (
   state: UserState,
 ): Effect.Effect<ReadonlyArray<UserEvent>, UserError> =>
   Effect.gen(function* () {
+    // The stream belongs to one user; a command for another user reaching it is a routing bug.
+    if (state._tag === "Registered" && state.userId !== command.userId) {
+      return yield* Effect.die(new InvariantViolation(`${command._tag} for another user`))
+    }
     const at = yield* DateTime.now
     switch (command._tag) {
       case "RegisterUser": {

@@ -1,9 +1,13 @@
-import { invariant } from "../shared/decider.js"
+import { invariant, unknownEvent } from "../shared/decider.js"
 import type { UserEvent } from "./events.js"
 import type { RegisteredUser, UserState } from "./state.js"
 
-const registered = (state: UserState, event: UserEvent): RegisteredUser => {
+const registered = (
+  state: UserState,
+  event: Exclude<UserEvent, { _tag: "UserRegistered" }>,
+): RegisteredUser => {
   invariant(state._tag === "Registered", `${event._tag} before UserRegistered`)
+  invariant(state.userId === event.userId, `${event._tag} of another user in the stream`)
   return state
 }
 
@@ -46,5 +50,7 @@ export const evolve = (state: UserState, event: UserEvent): UserState => {
       invariant(user.status === "active", `UserClosed while ${user.status}`)
       return { ...user, status: "closed", updatedAt: event.at, version: user.version + 1 }
     }
+    default:
+      return unknownEvent(event)
   }
 }

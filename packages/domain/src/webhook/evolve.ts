@@ -1,4 +1,4 @@
-import { invariant } from "../shared/decider.js"
+import { invariant, unknownEvent } from "../shared/decider.js"
 import type { WebhookEndpointEvent } from "./events.js"
 import { type LiveEndpoint, secretsInGrace, type WebhookEndpointState } from "./state.js"
 
@@ -74,5 +74,7 @@ export const evolve = (state: WebhookEndpointState, event: WebhookEndpointEvent)
         deletedAt: event.at,
       }
     }
+    default:
+      return unknownEvent(event)
   }
 }
