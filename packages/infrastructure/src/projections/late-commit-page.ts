@@ -17,7 +17,15 @@ import type { Page } from "./resources.js"
  * and the previous cursor may then be given twice, never skipped. Clients deduplicate by id, as for
  * webhooks; a cursor without what its read saw (made before this) pages as keyset paging alone does.
  */
-export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(options: PageQuery<Row, A>) =>
+export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
+  options: PageQuery<Row, A> & {
+    /**
+     * A column to order by instead of the key (the transactions' log position, selected in `columns`): the
+     * cursor still names its row by key, whose value of the column is looked up within the scope.
+     */
+    readonly orderBy?: string
+  },
+) =>
   Effect.gen(function* () {
     const limit = yield* pageLimit(options.request.limit)
     const position =
@@ -30,18 +38,25 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(op
       return `$${values.length}`
     }
     const { table, key, columns } = options
-    const where = allOf([...options.scope, ...options.filters], bind)
+    const order = options.orderBy ?? key
+    const scope = allOf(options.scope, bind)
+    const where = `${scope} AND ${allOf(options.filters, bind)}`
     const branch = (condition: string) =>
-      `(SELECT ${columns} FROM ${table} WHERE ${where} AND ${condition} ORDER BY ${key} LIMIT ${limit + 1})`
-    const after = position === null ? null : `${bind(position.key)}::uuid`
-    const branches = [after === null ? branch("TRUE") : branch(`${key} > ${after}`)]
+      `(SELECT ${columns} FROM ${table} WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${limit + 1})`
+    const row = position === null ? null : `${bind(position.key)}::uuid`
+    // Where the cursor's row sorts; a row of another partner's is none, and the page empty.
+    const after =
+      row === null || order === key
+        ? row
+        : `(SELECT ${order} FROM ${table} WHERE ${key} = ${row} AND ${scope})`
+    const branches = [after === null ? branch("TRUE") : branch(`${order} > ${after}`)]
     if (after !== null && position?.seen != null) {
       // At or before the cursor, written by a transaction the cursor's read did not see. The lower bound on
       // transaction_id lets the index find them among the latest rows only.
       const seen = `${bind(writesSeenText(position.seen))}::pg_snapshot`
       branches.push(
         branch(
-          `${key} <= ${after} AND transaction_id >= pg_snapshot_xmin(${seen}) ` +
+          `${order} <= ${after} AND transaction_id >= pg_snapshot_xmin(${seen}) ` +
             `AND NOT pg_visible_in_snapshot(transaction_id, ${seen})`,
         ),
       )
@@ -51,7 +66,7 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(op
     const rows = yield* sql.unsafe<Row & object>(
       `SELECT page.*, pg_current_snapshot()::text AS seen
        FROM (${branches.join(" UNION ALL ")}) AS page
-       ORDER BY ${key} LIMIT ${limit + 1}`,
+       ORDER BY ${order} LIMIT ${limit + 1}`,
       values,
     )
     const page = rows.slice(0, limit)

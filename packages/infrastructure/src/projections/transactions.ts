@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Ledger, ResourceNotFound } from "@points/domain"
 import { Effect, Option } from "effect"
 import { duplicateReferenceAs } from "./duplicate-reference.js"
-import { equals, type PageRequest, selectPage, textEquals, uuidEquals } from "./keyset-page.js"
+import { equals, type PageRequest, textEquals, uuidEquals } from "./keyset-page.js"
+import { selectPageOfCommits } from "./late-commit-page.js"
 import type { TransactionResource } from "./resources.js"
 import { isoFromDatabase, isoOf, numberFromDatabase } from "./row-batches.js"
 import { selectById } from "./select-by-id.js"
@@ -193,7 +194,7 @@ export interface FindTransactionsRequest extends PageRequest {
  * moved, so `balance_after` follows from one to the next), optionally of one reference id and/or one user.
  */
 export const findTransactions = (partnerId: string, request: FindTransactionsRequest) =>
-  selectPage({
+  selectPageOfCommits({
     list: "transactions",
     table: "points_transactions",
     columns,
@@ -205,6 +206,6 @@ export const findTransactions = (partnerId: string, request: FindTransactionsReq
       ...(request.user_id === undefined ? [] : [uuidEquals("user_id", request.user_id)]),
     ],
     request,
-    keyOf: (row: TransactionDatabaseRow) => row.id,
+    keyOf: (row: TransactionDatabaseRow & { readonly seen: string }) => row.id,
     toResource,
   })

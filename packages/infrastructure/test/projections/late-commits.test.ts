@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import type { PartnerId, PublicEventResource } from "@points/domain"
 import { Deferred, Effect, Fiber } from "effect"
-import { listPublicEvents, type Page } from "../../src/index.js"
+import { findTransactions, listPublicEvents, type Page } from "../../src/index.js"
 import { activeUser, addPoints, projectionDatabase, registerPartner } from "./commands.js"
 
 /** Follows next_cursor from `cursor` to the end, returning every page's events and the last cursor met. */
@@ -119,5 +119,44 @@ layer(projectionDatabase())("/api/events and events that commit late", (it) => {
       const pages = yield* readFrom(partnerId, undefined, 3)
       expect(pages.events.map((event) => event.id)).toEqual(yield* storedIds(partnerId))
     }),
+  )
+
+  it.effect(
+    "a points transaction that commits after a later one was listed comes with the next read too",
+    () =>
+      Effect.gen(function* () {
+        const partnerId = yield* registerPartner()
+        const [slow, quick] = yield* twoUsers(partnerId)
+        // The slow add takes its place in the log (and its transaction's position) first, and commits last.
+        const commitSlow = yield* holdOpen(addPoints(partnerId, slow, 5))
+        yield* addPoints(partnerId, quick, 1)
+        yield* addPoints(partnerId, quick, 2)
+        yield* addPoints(partnerId, quick, 3)
+        const readTransactions = (cursor: string | undefined) =>
+          Effect.gen(function* () {
+            const ids: Array<string> = []
+            let last = cursor
+            let page = yield* findTransactions(partnerId, { limit: 1, cursor })
+            for (let n = 0; n < 100 && page.next_cursor !== null; n++) {
+              ids.push(...page.data.map((transaction) => transaction.id))
+              last = page.next_cursor
+              page = yield* findTransactions(partnerId, { limit: 1, cursor: page.next_cursor })
+            }
+            ids.push(...page.data.map((transaction) => transaction.id))
+            return { ids, lastCursor: last }
+          })
+        const early = yield* readTransactions(undefined)
+        expect(early.ids).toHaveLength(3)
+        yield* commitSlow
+        const all = (yield* findTransactions(partnerId, { limit: 100 })).data
+        expect(all).toHaveLength(4)
+        // In ledger order the slow add comes first: keyset paging alone would never give it after that read.
+        const slowId = all.find((transaction) => transaction.user_id === slow)?.id
+        expect(all[0]?.id).toBe(slowId)
+        const again = yield* readTransactions(early.lastCursor)
+        expect(new Set([...early.ids, ...again.ids])).toEqual(
+          new Set(all.map((transaction) => transaction.id)),
+        )
+      }),
   )
 })

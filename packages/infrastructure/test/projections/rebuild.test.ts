@@ -31,14 +31,24 @@ import {
   updateUser,
 } from "./commands.js"
 
+// Which database transaction wrote a row (for lists that never skip a late commit) is not derived from the
+// log: a rebuild writes every row in its own.
+const withoutWriter = (rows: ReadonlyArray<Record<string, unknown>>) =>
+  rows.map(({ transaction_id: _, ...row }) => row)
+
 /** Every read-model table's rows, in key order. */
 const snapshot = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const tables = Object.entries(readModelTables) as Array<[ReadModelTable, string]>
   const entries = yield* Effect.forEach(tables, ([table, key]) =>
-    Effect.map(sql.unsafe(`SELECT * FROM ${table} ORDER BY ${key}`), (rows) => [table, rows] as const),
+    Effect.map(
+      sql.unsafe<Record<string, unknown>>(`SELECT * FROM ${table} ORDER BY ${key}`),
+      (rows) => [table, withoutWriter(rows)] as const,
+    ),
   )
-  return Object.fromEntries(entries) as Record<ReadModelTable, ReadonlyArray<Record<string, unknown>>>
+  const byTable: Partial<Record<ReadModelTable, ReadonlyArray<Record<string, unknown>>>> = {}
+  for (const [table, rows] of entries) byTable[table] = rows
+  return byTable as Record<ReadModelTable, ReadonlyArray<Record<string, unknown>>>
 })
 
 /** A partner's realistic history through every command there is. */
