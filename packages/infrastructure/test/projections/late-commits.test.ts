@@ -5,20 +5,36 @@ import { Deferred, Effect, Fiber } from "effect"
 import { findTransactions, listPublicEvents, type Page } from "../../src/index.js"
 import { activeUser, addPoints, projectionDatabase, registerPartner } from "./commands.js"
 
-/** Follows next_cursor from `cursor` to the end, returning every page's events and the last cursor met. */
-const readFrom = (partnerId: PartnerId, cursor: string | undefined, limit: number) =>
+/** Follows a list's next_cursor from `cursor` to the end: every page's items and the last cursor met. */
+const follow = <A, E, R>(
+  read: (cursor: string | undefined) => Effect.Effect<Page<A>, E, R>,
+  cursor: string | undefined,
+) =>
   Effect.gen(function* () {
-    const events: Array<PublicEventResource> = []
+    const items: Array<A> = []
     let last = cursor
-    let page: Page<PublicEventResource> = yield* listPublicEvents(partnerId, { limit, cursor })
+    let page = yield* read(cursor)
     for (let n = 0; n < 100; n++) {
-      events.push(...page.data)
-      if (page.next_cursor === null) return { events, lastCursor: last }
+      items.push(...page.data)
+      if (page.next_cursor === null) return { items, lastCursor: last }
       last = page.next_cursor
-      page = yield* listPublicEvents(partnerId, { limit, cursor: page.next_cursor })
+      page = yield* read(page.next_cursor)
     }
     throw new Error("more than 100 pages")
   })
+
+/** The partner's public events from `cursor` on, `limit` a page. */
+const readFrom = (partnerId: PartnerId, cursor: string | undefined, limit: number) =>
+  Effect.map(
+    follow((at) => listPublicEvents(partnerId, { limit, cursor: at }), cursor),
+    ({
+      items,
+      lastCursor,
+    }): { events: ReadonlyArray<PublicEventResource>; lastCursor: string | undefined } => ({
+      events: items,
+      lastCursor,
+    }),
+  )
 
 const storedIds = (partnerId: PartnerId) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -133,18 +149,10 @@ layer(projectionDatabase())("/api/events and events that commit late", (it) => {
         yield* addPoints(partnerId, quick, 2)
         yield* addPoints(partnerId, quick, 3)
         const readTransactions = (cursor: string | undefined) =>
-          Effect.gen(function* () {
-            const ids: Array<string> = []
-            let last = cursor
-            let page = yield* findTransactions(partnerId, { limit: 1, cursor })
-            for (let n = 0; n < 100 && page.next_cursor !== null; n++) {
-              ids.push(...page.data.map((transaction) => transaction.id))
-              last = page.next_cursor
-              page = yield* findTransactions(partnerId, { limit: 1, cursor: page.next_cursor })
-            }
-            ids.push(...page.data.map((transaction) => transaction.id))
-            return { ids, lastCursor: last }
-          })
+          Effect.map(
+            follow((at) => findTransactions(partnerId, { limit: 1, cursor: at }), cursor),
+            ({ items, lastCursor }) => ({ ids: items.map((transaction) => transaction.id), lastCursor }),
+          )
         const early = yield* readTransactions(undefined)
         expect(early.ids).toHaveLength(3)
         yield* commitSlow
