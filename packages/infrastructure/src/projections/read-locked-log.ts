@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { EventCatalog } from "@points/domain"
 import { Effect, Either, Schema } from "effect"
-import type { LogCheckpoint } from "../event-store/recorded-event.js"
 import { categories, type StreamId } from "../event-store/stream-id.js"
 
 /**
@@ -35,36 +34,30 @@ export interface LogRow {
   readonly data: Record<string, unknown> | null
 }
 
-/** The checkpoint just after a row. */
-export const checkpointAfter = (row: LogRow): LogCheckpoint => ({
-  transactionId: BigInt(row.transaction_id),
-  globalPosition: BigInt(row.global_position),
-})
+/** Where the next read starts: after this row's place in the log. */
+export const positionAfter = (row: LogRow): bigint => BigInt(row.global_position)
 
 /**
- * Reads the log after a checkpoint in commit order, at most `limit` events, for a reader that holds
- * lockLogAgainstWriters, with the payloads of the given categories only (parsing JSON nobody folds is most
- * of a rebuild's reading time for reservation streams). Unlike readAllAfter it does not stop below the oldest
- * transaction still running: that cut-off protects readers running beside writers, but under the lock nothing
- * is in flight, and a rebuild must not stop short at a transaction that is itself waiting for the lock.
- * ORDER BY names the table's columns: a bare name would sort by the text alias of the same name ("1000"
- * before "999"), and the keyset would then skip or repeat events.
+ * Reads the log after a position in log order (global_position), at most `limit` events, for a reader that
+ * sees the whole log at once: one that holds lockLogAgainstWriters, or reads in one snapshot. Log order keeps
+ * each stream's versions in order (a stream's next event is inserted only after its previous one committed,
+ * or in the same transaction), which commit order does not: a transaction's id is taken at its first write,
+ * which may come before it waits for a stream's lock, so a stream's later version can carry the smaller
+ * transaction id. Only the payloads of the given categories are read (parsing JSON nobody folds is most of a
+ * rebuild's reading time for reservation streams). ORDER BY names the table's column: a bare name would sort
+ * by the text alias of the same name ("1000" before "999"), and the keyset would then skip or repeat events.
  */
-export const readLockedLogAfter = (
-  checkpoint: LogCheckpoint,
-  limit: number,
-  payloadsOf: ReadonlyArray<string>,
-) =>
+export const readLockedLogAfter = (position: bigint, limit: number, payloadsOf: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.unsafe<LogRow>(
       `SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, stream_id,
               stream_version::text AS stream_version, partner_id, event_type, schema_version,
-              CASE WHEN split_part(stream_id, '-', 1) = ANY($4::text[]) THEN data END AS data
+              CASE WHEN split_part(stream_id, '-', 1) = ANY($3::text[]) THEN data END AS data
        FROM events
-       WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-       ORDER BY events.transaction_id, events.global_position
-       LIMIT $3`,
-      [String(checkpoint.transactionId), String(checkpoint.globalPosition), limit, payloadsOf],
+       WHERE events.global_position > $1::bigint
+       ORDER BY events.global_position
+       LIMIT $2`,
+      [String(position), limit, payloadsOf],
     ),
   )
 

@@ -1,17 +1,16 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { type DuplicateReferenceId, InvariantViolation } from "@points/domain"
 import { Effect, Fiber } from "effect"
-import { type LogCheckpoint, logStart } from "../event-store/recorded-event.js"
 import { upsertCredentials } from "./credentials.js"
 import { type FoldedStream, finalRows, foldRows, projectedCategories } from "./fold-log.js"
 import { upsertOrders } from "./orders.js"
 import { upsertPartners } from "./partners.js"
 import { upsertPointsAccounts } from "./points-accounts.js"
 import {
-  checkpointAfter,
   countEvents,
   type LogRow,
   lockLogAgainstWriters,
+  positionAfter,
   readLockedLogAfter,
 } from "./read-locked-log.js"
 import { type ReadModelTable, readModelTables } from "./read-model-tables.js"
@@ -71,7 +70,7 @@ export interface RebuildOptions {
 
 /**
  * Rebuilds every read model from the event log, in one transaction: keeps writers out of the log, truncates
- * the read-model tables, reads the whole log in commit order in batches, folds each stream through its
+ * the read-model tables, reads the whole log in log order in batches, folds each stream through its
  * decider in memory (transaction rows are written as their movements are read), then writes each stream's
  * final row with the same row-from-state functions and statements the inline projection uses. So the tables
  * end exactly as inline projection left them. Readers of the read models wait for it (TRUNCATE locks the
@@ -94,9 +93,9 @@ export const rebuildReadModels = (options: RebuildOptions = {}) =>
         let foldedEvents = 0
         // Reads run one batch ahead and transaction rows are written behind, on the transaction's connection,
         // so that the server reads and writes while this process decodes and folds.
-        const readAfter = (checkpoint: LogCheckpoint) =>
-          Effect.fork(readLockedLogAfter(checkpoint, batchSize, projectedCategories))
-        let reading = total > 0 ? yield* readAfter(logStart) : null
+        const readAfter = (position: bigint) =>
+          Effect.fork(readLockedLogAfter(position, batchSize, projectedCategories))
+        let reading = total > 0 ? yield* readAfter(0n) : null
         let writing: Fiber.Fiber<void, SqlError.SqlError | DuplicateReferenceId> | null = null
         // Bounded by the count taken under the lock: the log cannot grow while this runs.
         const maxBatches = Math.ceil(total / batchSize) + 1
@@ -106,7 +105,7 @@ export const rebuildReadModels = (options: RebuildOptions = {}) =>
           const last = rows.at(-1)
           if (last === undefined) break
           read += rows.length
-          if (read < total) reading = yield* readAfter(checkpointAfter(last))
+          if (read < total) reading = yield* readAfter(positionAfter(last))
           foldedEvents += yield* foldRows(rows, streams, transactions)
           if (options.onProgress !== undefined) yield* options.onProgress({ read, total })
           if (transactions.length >= batchSize) {

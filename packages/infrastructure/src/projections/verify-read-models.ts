@@ -1,13 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { InvariantViolation } from "@points/domain"
 import { Effect } from "effect"
-import { type LogCheckpoint, logStart } from "../event-store/recorded-event.js"
 import type { CredentialRow } from "./credentials.js"
 import { type FoldedStream, finalRows, foldRows, projectedCategories } from "./fold-log.js"
 import type { OrderRow } from "./orders.js"
 import type { PartnerRow } from "./partners.js"
 import type { PointsAccountRow } from "./points-accounts.js"
-import { checkpointAfter, countEvents, readLockedLogAfter } from "./read-locked-log.js"
+import { countEvents, positionAfter, readLockedLogAfter } from "./read-locked-log.js"
 import { type ReadModelTable, readModelTables } from "./read-model-tables.js"
 import { checkedBatchSize, timedTransaction } from "./rebuild-read-models.js"
 import { inBatches } from "./row-batches.js"
@@ -193,14 +192,14 @@ export const verifyReadModels = (options: VerifyOptions = {}) =>
         const streams = new Map<string, FoldedStream>()
         let transactions = 0
         let read = 0
-        let checkpoint: LogCheckpoint = logStart
+        let position = 0n
         // The snapshot does not move: the count taken in it bounds the reads.
         for (let batch = 0; batch <= Math.ceil(total / batchSize); batch++) {
-          const rows = yield* readLockedLogAfter(checkpoint, batchSize, projectedCategories)
+          const rows = yield* readLockedLogAfter(position, batchSize, projectedCategories)
           const last = rows.at(-1)
           if (last === undefined) break
           read += rows.length
-          checkpoint = checkpointAfter(last)
+          position = positionAfter(last)
           const movements: Array<TransactionRow> = []
           yield* foldRows(rows, streams, movements)
           yield* inBatches(movements, batchSize, insertExpected("points_transactions"))

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import type { PartnerId } from "@points/domain"
-import { Cause, Effect, Exit, TestClock } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, TestClock } from "effect"
 import { type ReadModelTable, readModelTables, rebuildReadModels, verifyReadModels } from "../../src/index.js"
 import {
   activateUser,
@@ -143,6 +143,45 @@ layer(projectionDatabase())("rebuildReadModels", (it) => {
       }
       yield* rebuildReadModels()
       expect(yield* snapshot).toEqual(settled)
+    }),
+  )
+
+  it.effect("folds each stream in version order when a later version has the smaller transaction id", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const partnerId = yield* registerPartner()
+      const userId = yield* activeUser(partnerId)
+      yield* addPoints(partnerId, userId, 1)
+      // The first transaction takes its id (at its first write, as an order's own stream write does) and only
+      // then waits; another adds to the account meanwhile; the first then adds the account's next version.
+      const started = yield* Deferred.make<void>()
+      const proceed = yield* Deferred.make<void>()
+      const first = yield* Effect.fork(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT pg_current_xact_id()`
+            yield* Deferred.succeed(started, undefined)
+            yield* Deferred.await(proceed)
+            yield* addPoints(partnerId, userId, 3)
+          }),
+        ),
+      )
+      yield* Deferred.await(started)
+      yield* addPoints(partnerId, userId, 2)
+      yield* Deferred.succeed(proceed, undefined)
+      yield* Fiber.join(first)
+      const ledger = yield* sql<{ readonly version: string; readonly transaction_id: string }>`
+        SELECT stream_version::text AS version, transaction_id::text AS transaction_id FROM events
+        WHERE stream_id = ${`ledger-${userId}`} ORDER BY stream_version`
+      const [second, third] = ledger.slice(-2)
+      // The account's last version was written by the transaction with the smaller id: commit order inverts them.
+      expect(BigInt(third?.transaction_id ?? 0)).toBeLessThan(BigInt(second?.transaction_id ?? 0))
+
+      const before = yield* snapshot
+      expect((yield* verifyReadModels({ batchSize: 2 })).consistent).toBe(true)
+      yield* rebuildReadModels({ batchSize: 2 })
+      expect(yield* snapshot).toEqual(before)
+      expect(before.points_accounts.find((row) => row.user_id === userId)?.balance).toBe("6")
     }),
   )
 
