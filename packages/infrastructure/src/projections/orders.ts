@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { type Order, ResourceNotFound } from "@points/domain"
 import { Effect, Option } from "effect"
 import { duplicateReferenceAs } from "./duplicate-reference.js"
-import { equals, type PageRequest, selectPage, textEquals, uuidEquals } from "./keyset-page.js"
+import { equals, type PageRequest, textEquals, uuidEquals } from "./keyset-page.js"
+import { selectPageOfCommits } from "./late-commit-page.js"
 import type { OrderItemResource, OrderResource, StatusChangeResource } from "./resources.js"
 import { isoFromDatabase, isoOf, numberFromDatabase } from "./row-batches.js"
 import { selectById } from "./select-by-id.js"
@@ -134,7 +135,7 @@ export interface FindOrdersRequest extends PageRequest {
 
 /** A page of a partner's orders, oldest first, optionally of one reference id, one user and/or one status. */
 export const findOrders = (partnerId: string, request: FindOrdersRequest) =>
-  selectPage({
+  selectPageOfCommits({
     list: "orders",
     table: "orders",
     columns,
@@ -146,6 +147,6 @@ export const findOrders = (partnerId: string, request: FindOrdersRequest) =>
       ...(request.status === undefined ? [] : [equals("status", request.status)]),
     ],
     request,
-    keyOf: (row: OrderDatabaseRow) => row.id,
+    keyOf: (row: OrderDatabaseRow & { readonly seen: string }) => row.id,
     toResource,
   })

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { ResourceNotFound, type User } from "@points/domain"
 import { Effect, Option } from "effect"
-import { equals, type PageRequest, selectPage, textEquals } from "./keyset-page.js"
+import { equals, type PageRequest, textEquals } from "./keyset-page.js"
+import { selectPageOfCommits } from "./late-commit-page.js"
 import type { UserResource } from "./resources.js"
 import { isoFromDatabase, isoOf } from "./row-batches.js"
 import { selectById } from "./select-by-id.js"
@@ -123,7 +124,7 @@ export interface FindUsersRequest extends PageRequest {
 
 /** A page of a partner's users, oldest first, optionally only those with a `partner_user_id`. */
 export const findUsers = (partnerId: string, request: FindUsersRequest) =>
-  selectPage({
+  selectPageOfCommits({
     list: "users",
     table: "users",
     columns,
@@ -135,6 +136,6 @@ export const findUsers = (partnerId: string, request: FindUsersRequest) =>
         : [textEquals("partner_user_id", request.partner_user_id)]),
     ],
     request,
-    keyOf: (row: UserDatabaseRow) => row.id,
+    keyOf: (row: UserDatabaseRow & { readonly seen: string }) => row.id,
     toResource,
   })

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import type { PartnerId, PublicEventResource } from "@points/domain"
 import { Deferred, Effect, Fiber } from "effect"
-import { findTransactions, listPublicEvents, type Page } from "../../src/index.js"
-import { activeUser, addPoints, projectionDatabase, registerPartner } from "./commands.js"
+import { findTransactions, findUsers, listPublicEvents, type Page } from "../../src/index.js"
+import { activeUser, addPoints, projectionDatabase, registerPartner, registerUser } from "./commands.js"
 
 /** Follows a list's next_cursor from `cursor` to the end: every page's items and the last cursor met. */
 const follow = <A, E, R>(
@@ -67,7 +67,7 @@ const holdOpen = <A, E, R>(write: Effect.Effect<A, E, R>) =>
 
 const twoUsers = (partnerId: PartnerId) => Effect.all([activeUser(partnerId), activeUser(partnerId)])
 
-layer(projectionDatabase())("/api/events and events that commit late", (it) => {
+layer(projectionDatabase())("lists and rows that commit late", (it) => {
   it.effect(
     "an event whose write commits after a later one was listed comes with the next read of the cursor",
     () =>
@@ -165,6 +165,28 @@ layer(projectionDatabase())("/api/events and events that commit late", (it) => {
         expect(new Set([...early.ids, ...again.ids])).toEqual(
           new Set(all.map((transaction) => transaction.id)),
         )
+      }),
+  )
+
+  it.effect(
+    "a user registered by a write that commits after later users were listed comes with the next read",
+    () =>
+      Effect.gen(function* () {
+        const partnerId = yield* registerPartner()
+        const commitSlow = yield* holdOpen(registerUser(partnerId))
+        const quick = yield* Effect.forEach([1, 2, 3], () => registerUser(partnerId))
+        const read = (cursor: string | undefined) =>
+          follow((at) => findUsers(partnerId, { limit: 1, cursor: at }), cursor)
+        const early = yield* read(undefined)
+        expect(early.items.map((user) => user.id)).toEqual(quick)
+        yield* commitSlow
+        const all = (yield* findUsers(partnerId, { limit: 100 })).data.map((user) => user.id)
+        expect(all).toHaveLength(4)
+        // Its id was taken first: it sorts before every user the first read gave.
+        expect(quick).not.toContain(all[0])
+        const again = yield* read(early.lastCursor)
+        const given = new Set([...early.items, ...again.items].map((user) => user.id))
+        expect(given).toEqual(new Set(all))
       }),
   )
 })
