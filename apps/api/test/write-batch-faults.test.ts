@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Deferred, Effect, Exit, Fiber } from "effect"
@@ -228,6 +229,61 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
           const restarted = yield* start
           const account = yield* callAt(base, "GET", `/api/users/${userId}/points-account`, { token })
           expect(account.body.balance).toBe(created)
+          yield* killProcess(restarted)
+        }),
+    )
+
+    it.scoped(
+      "an API process whose database stalls while it stops exits within 10 s, and every write it cut off is applied once when sent again",
+      () =>
+        Effect.gen(function* () {
+          const { base, start, api, token, userId } = yield* processWithUser("Stall Ltd")
+          const sql = yield* SqlClient.SqlClient
+          // The account's read model locked: every add waits on it, inside its batch's transaction.
+          const locked = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const lock = yield* Effect.fork(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`LOCK TABLE points_accounts IN ACCESS EXCLUSIVE MODE`
+                yield* Deferred.succeed(locked, undefined)
+                yield* Deferred.await(release)
+              }),
+            ),
+          )
+          yield* Deferred.await(locked)
+          const movements = movementsOf(userId, "stall")
+          const send = sender(base, token)
+          const round = yield* Effect.fork(
+            Effect.forEach(
+              movements,
+              (movement) => Effect.exit(send(movement).pipe(Effect.timeout("30 seconds"))),
+              { concurrency: "unbounded" },
+            ),
+          )
+          yield* eventually(
+            sql<{ readonly waiting: number }>`
+              SELECT count(*)::int AS waiting FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            (rows) => (rows[0]?.waiting ?? 0) > 0,
+          )
+          api.child.kill("SIGTERM")
+          const startedStopping = Date.now()
+          const exitCode = yield* Effect.promise(() => api.exit)
+          expect(Date.now() - startedStopping).toBeLessThan(10_000)
+          expect(exitCode).toBe(1)
+          expect(api.stdout()).toContain("did not stop within 9000 ms")
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(lock)
+          const outcomes = yield* Fiber.join(round)
+          // Nothing could commit while the lock was held: no request was answered 201.
+          const before = outcomes.map((exit) =>
+            Exit.isSuccess(exit) && exit.value.status === 201 ? exit.value : undefined,
+          )
+          expect(before.filter((reply) => reply !== undefined)).toEqual([])
+          const restarted = yield* start
+          const retries = yield* Effect.forEach(movements, send, { concurrency: 16 })
+          yield* expectEachExactlyOnce(base, token, userId, before, retries)
           yield* killProcess(restarted)
         }),
     )

@@ -1,8 +1,9 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Data, Effect, Redacted } from "effect"
+import { beforeForcedExit } from "../runtime/stop-deadline.js"
 
 /** The embedded server could not be initialised or started. */
 export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
@@ -49,6 +50,13 @@ const loadEmbeddedPostgres = Effect.promise(async () => {
   return loaded.default
 })
 
+// The postmaster's process id is the first line of postmaster.pid in its data directory; SIGINT is its fast
+// shutdown.
+const stopAtOnce = (databaseDir: string) => {
+  const pid = Number(readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0])
+  if (Number.isInteger(pid) && pid > 0) process.kill(pid, "SIGINT")
+}
+
 const urlOf = (port: number) => (database: string) =>
   Redacted.make(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`)
 
@@ -89,8 +97,13 @@ export const startEmbeddedServer = (dataDir: string) =>
       Effect.tryPromise({
         try: () => server.start(),
         catch: (cause) => new EmbeddedServerError({ step: "start", cause }),
-      }),
-      () => Effect.promise(() => server.stop()).pipe(Effect.ignore),
+      }).pipe(
+        // A process that exits at its stop deadline asks the server for a fast shutdown (clients cut off,
+        // their transactions rolled back) instead of leaving it running on the data directory.
+        Effect.as(beforeForcedExit(() => stopAtOnce(databaseDir))),
+      ),
+      (forget) =>
+        Effect.promise(() => server.stop()).pipe(Effect.ignore, Effect.ensuring(Effect.sync(forget))),
     )
     return { adminUrl: urlOf(port)("postgres"), urlOf: urlOf(port), port } satisfies EmbeddedServer
   })

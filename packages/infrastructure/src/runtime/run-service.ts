@@ -3,6 +3,7 @@ import { Cause, Config, Effect, Layer, Logger } from "effect"
 import { databaseConfig } from "../database/database-config.js"
 import { logLevelSetting } from "./log-level.js"
 import { startProblemOf } from "./start-failure.js"
+import { armStopDeadline } from "./stop-deadline.js"
 
 /** A long-running process: what it is called in its logs, the settings it reads, and what it runs. */
 export interface ServiceDefinition<E> {
@@ -51,6 +52,11 @@ export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
     Effect.provide(Logger.json),
   )
 
-/** Runs a service as the process's main program (see serviceProgram); the exit code follows its end. */
-export const runService = <E>(service: ServiceDefinition<E>): void =>
+/**
+ * Runs a service as the process's main program (see serviceProgram); the exit code follows its end, or is 1
+ * when a stop outlasts STOP_DEADLINE_MILLIS (see armStopDeadline).
+ */
+export const runService = <E>(service: ServiceDefinition<E>): void => {
+  armStopDeadline(service.name)
   NodeRuntime.runMain(serviceProgram(service), { disablePrettyLogger: true, disableErrorReporting: true })
+}
