@@ -151,12 +151,14 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
             )
             listed.push(...page.body.data)
             cursor = page.body.next_cursor
-            // A cursor names the page's last transaction by its id: the log position it is ordered by counts
-            // every partner's events and is not shown.
+            // A cursor names the page's last transaction by its id, and carries what its read saw sealed: the
+            // log position it is ordered by and the database's transaction numbers count every partner's
+            // writes, and are not shown.
             if (cursor !== null) {
-              expect(Buffer.from(cursor, "base64url").toString()).toBe(
-                `transactions:${page.body.data.at(-1)?.id}`,
-              )
+              const [named, sealed, ...more] = Buffer.from(cursor, "base64url").toString().split(";")
+              expect(named).toBe(`transactions:${page.body.data.at(-1)?.id}`)
+              expect(sealed).toMatch(/^[A-Za-z0-9_-]{40,}$/)
+              expect(more).toEqual([])
             }
           } while (cursor !== null)
           expect(listed).toHaveLength(49 + 6)

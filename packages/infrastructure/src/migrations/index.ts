@@ -19,6 +19,7 @@ import webhookFairDispatch from "./0017_webhook_fair_dispatch.js"
 import publicEventsTransaction from "./0018_public_events_transaction.js"
 import transactionsTransaction from "./0019_transactions_transaction.js"
 import ordersUsersTransaction from "./0020_orders_users_transaction.js"
+import cursorSecrets from "./0021_cursor_secrets.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -42,4 +43,5 @@ export const migrations = Migrator.fromRecord({
   "0018_public_events_transaction": publicEventsTransaction,
   "0019_transactions_transaction": transactionsTransaction,
   "0020_orders_users_transaction": ordersUsersTransaction,
+  "0021_cursor_secrets": cursorSecrets,
 })

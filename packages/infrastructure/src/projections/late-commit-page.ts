@@ -1,8 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { encodeCursor, InvariantViolation, writesSeenOf, writesSeenText } from "@points/domain"
+import { encodeCursor, InvalidParams, InvariantViolation } from "@points/domain"
 import { Effect, Option } from "effect"
+import { cursorSecret, openCursorSeal, sealForCursor } from "./cursor-seal.js"
 import { allOf, decodeCursorPosition, type PageQuery, pageLimit } from "./keyset-page.js"
 import type { Page } from "./resources.js"
+import { cursorWritesSeen, type WritesSeen, writesSeenOf, writesSeenText } from "./writes-seen.js"
 
 /**
  * Reads one page of a table by keyset on its uuid key (UUID v7: creation order, oldest first), never skipping
@@ -32,6 +34,20 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
       options.request.cursor === undefined
         ? null
         : yield* decodeCursorPosition(options.list, options.request.cursor)
+    const secret = yield* cursorSecret
+    // What the cursor's read saw, opened with the database's key: a token it did not seal for this cursor's
+    // list and row is no cursor of ours.
+    let seen: WritesSeen | null = null
+    if (position?.seen != null) {
+      const opened = Option.flatMap(
+        openCursorSeal(secret, `${options.list}:${position.key}`, position.seen),
+        (text) => writesSeenOf(text),
+      )
+      if (Option.isNone(opened)) {
+        return yield* new InvalidParams({ field: "cursor", problem: "is not a valid cursor" })
+      }
+      seen = opened.value
+    }
     const values: Array<unknown> = []
     const bind = (value: unknown) => {
       values.push(value)
@@ -50,14 +66,14 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
         ? row
         : `(SELECT ${order} FROM ${table} WHERE ${key} = ${row} AND ${scope})`
     const branches = [after === null ? branch("TRUE") : branch(`${order} > ${after}`)]
-    if (after !== null && position?.seen != null) {
+    if (after !== null && seen !== null) {
       // At or before the cursor, written by a transaction the cursor's read did not see. The lower bound on
       // transaction_id lets the index find them among the latest rows only.
-      const seen = `${bind(writesSeenText(position.seen))}::pg_snapshot`
+      const snapshot = `${bind(writesSeenText(seen))}::pg_snapshot`
       branches.push(
         branch(
-          `${order} <= ${after} AND transaction_id >= pg_snapshot_xmin(${seen}) ` +
-            `AND NOT pg_visible_in_snapshot(transaction_id, ${seen})`,
+          `${order} <= ${after} AND transaction_id >= pg_snapshot_xmin(${snapshot}) ` +
+            `AND NOT pg_visible_in_snapshot(transaction_id, ${snapshot})`,
         ),
       )
     }
@@ -73,13 +89,19 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
     const last = page.at(-1)
     if (rows.length <= limit || last === undefined)
       return { data: page.map(options.toResource), next_cursor: null }
-    // However many writes were in progress: encodeCursor keeps at most what a cursor holds.
-    const seen = writesSeenOf(last.seen, Number.POSITIVE_INFINITY)
-    if (Option.isNone(seen)) {
+    // However many writes were in progress: a cursor keeps at most MAX_WRITES_IN_PROGRESS.
+    const read = writesSeenOf(last.seen, Number.POSITIVE_INFINITY)
+    if (Option.isNone(read)) {
       return yield* Effect.die(new InvariantViolation(`a snapshot the cursor cannot hold: ${last.seen}`))
     }
+    const lastKey = options.keyOf(last)
+    const sealed = sealForCursor(
+      secret,
+      `${options.list}:${lastKey}`,
+      writesSeenText(cursorWritesSeen(read.value)),
+    )
     return {
       data: page.map(options.toResource),
-      next_cursor: encodeCursor(options.list, options.keyOf(last), seen.value),
+      next_cursor: encodeCursor(options.list, lastKey, sealed),
     } satisfies Page<A>
   })

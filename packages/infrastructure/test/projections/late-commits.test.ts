@@ -189,4 +189,32 @@ layer(projectionDatabase())("lists and rows that commit late", (it) => {
         expect(given).toEqual(new Set(all))
       }),
   )
+
+  it.effect(
+    "a cursor whose sealed part was altered, made up or moved to another row is refused (GH1006)",
+    () =>
+      Effect.gen(function* () {
+        const partnerId = yield* registerPartner()
+        const [user] = yield* twoUsers(partnerId)
+        for (const amount of [1, 2, 3]) yield* addPoints(partnerId, user, amount)
+        const first = yield* listPublicEvents(partnerId, { limit: 1 })
+        const second = yield* listPublicEvents(partnerId, { limit: 1, cursor: first.next_cursor ?? "" })
+        const [key, sealed] = Buffer.from(first.next_cursor ?? "", "base64url")
+          .toString()
+          .split(";")
+        const [, otherSealed] = Buffer.from(second.next_cursor ?? "", "base64url")
+          .toString()
+          .split(";")
+        expect(sealed).toMatch(/^[A-Za-z0-9_-]+$/)
+        const cursorOf = (text: string) => Buffer.from(text).toString("base64url")
+        for (const cursor of [
+          cursorOf(`${key};${sealed?.slice(0, -2)}AA`),
+          cursorOf(`${key};${otherSealed}`),
+          cursorOf(`${key};AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`),
+        ]) {
+          const refused = yield* Effect.flip(listPublicEvents(partnerId, { limit: 1, cursor }))
+          expect(refused).toMatchObject({ code: "GH1006", field: "cursor" })
+        }
+      }),
+  )
 })
