@@ -135,8 +135,11 @@ export const apiHttpServer = (requestTimeout = REQUEST_TIMEOUT_MILLISECONDS) =>
 export const apiHttpsServer = (options: Pick<ServerOptions, "cert" | "key">) =>
   withPublishedErrors(createHttpsServer({ ...options, ...serverOptions(REQUEST_TIMEOUT_MILLISECONDS) }))
 
-/** How long in-flight requests get to finish once the server stops accepting (SIGTERM must end within 10 s). */
-const DRAIN_MILLISECONDS = 8_000
+/**
+ * How long in-flight requests get to finish once the server stops accepting (SIGTERM must end within 10 s):
+ * the consumers, the pool and an embedded server then stop before STOP_DEADLINE_MILLIS (9 s).
+ */
+const DRAIN_MILLISECONDS = 7_000
 
 /** How long a kept-alive connection must have been idle for a drain to close it (see drainServer). */
 const IDLE_SWEEP_MILLISECONDS = 1_000

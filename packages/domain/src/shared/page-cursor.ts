@@ -12,12 +12,12 @@ export type CursorList =
   | "partners"
   | "clients"
 
-// A cursor is a few dozen characters, or up to about 1,400 when it carries what its page's read saw; anything
-// longer is refused before it is decoded.
-const MAX_CURSOR_LENGTH = 2_048
+// A cursor is a few dozen characters, or ~100 more when it carries what its page's read saw (a few more for
+// each write in progress then); anything longer than a request's head may be is refused before it is decoded.
+const MAX_CURSOR_LENGTH = 16_384
 
 /** What a cursor may carry beside its id: a base64url token, opaque here (the store seals what it holds). */
-const seenToken = /^[A-Za-z0-9_-]{1,1200}$/
+const seenToken = /^[A-Za-z0-9_-]{1,12000}$/
 
 /** Where a page ended: the id of its last item, and the store's token of what its read saw (or none). */
 export interface CursorPosition {

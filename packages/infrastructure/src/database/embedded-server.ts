@@ -50,11 +50,27 @@ const loadEmbeddedPostgres = Effect.promise(async () => {
   return loaded.default
 })
 
-// The postmaster's process id is the first line of postmaster.pid in its data directory; SIGINT is its fast
-// shutdown.
+/** How long a process exiting at its stop deadline waits for its embedded server to be gone. */
+const STOP_AT_ONCE_MILLIS = 500
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// The postmaster's process id is the first line of postmaster.pid in its data directory; SIGQUIT is its
+// immediate shutdown (no checkpoint: the next start recovers from the WAL), quick enough to wait for here,
+// so that a start right after finds the data directory free. Synchronous: the process is about to exit.
 const stopAtOnce = (databaseDir: string) => {
   const pid = Number(readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0])
-  if (Number.isInteger(pid) && pid > 0) process.kill(pid, "SIGINT")
+  if (!(Number.isInteger(pid) && pid > 0)) return
+  process.kill(pid, "SIGQUIT")
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (let waited = 0; waited < STOP_AT_ONCE_MILLIS && alive(pid); waited += 10) Atomics.wait(pause, 0, 0, 10)
 }
 
 const urlOf = (port: number) => (database: string) =>
@@ -98,8 +114,8 @@ export const startEmbeddedServer = (dataDir: string) =>
         try: () => server.start(),
         catch: (cause) => new EmbeddedServerError({ step: "start", cause }),
       }).pipe(
-        // A process that exits at its stop deadline asks the server for a fast shutdown (clients cut off,
-        // their transactions rolled back) instead of leaving it running on the data directory.
+        // A process that exits at its stop deadline stops the server at once (clients cut off, their
+        // transactions rolled back) instead of leaving it running on the data directory.
         Effect.as(beforeForcedExit(() => stopAtOnce(databaseDir))),
       ),
       (forget) =>

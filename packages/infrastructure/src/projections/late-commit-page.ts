@@ -4,7 +4,13 @@ import { Effect, Option } from "effect"
 import { cursorSecret, openCursorSeal, sealForCursor } from "./cursor-seal.js"
 import { allOf, decodeCursorPosition, type PageQuery, pageLimit } from "./keyset-page.js"
 import type { Page } from "./resources.js"
-import { cursorWritesSeen, type WritesSeen, writesSeenOf, writesSeenText } from "./writes-seen.js"
+import {
+  compactWritesSeen,
+  type WritesSeen,
+  writesSeenOf,
+  writesSeenOfCompact,
+  writesSeenText,
+} from "./writes-seen.js"
 
 /**
  * Reads one page of a table by keyset on its uuid key (UUID v7: creation order, oldest first), never skipping
@@ -34,14 +40,14 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
       options.request.cursor === undefined
         ? null
         : yield* decodeCursorPosition(options.list, options.request.cursor)
-    const secret = yield* cursorSecret
     // What the cursor's read saw, opened with the database's key: a token it did not seal for this cursor's
     // list and row is no cursor of ours.
     let seen: WritesSeen | null = null
     if (position?.seen != null) {
+      const secret = yield* cursorSecret
       const opened = Option.flatMap(
         openCursorSeal(secret, `${options.list}:${position.key}`, position.seen),
-        (text) => writesSeenOf(text),
+        writesSeenOfCompact,
       )
       if (Option.isNone(opened)) {
         return yield* new InvalidParams({ field: "cursor", problem: "is not a valid cursor" })
@@ -56,9 +62,10 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
     const { table, key, columns } = options
     const order = options.orderBy ?? key
     const scope = allOf(options.scope, bind)
-    const where = `${scope} AND ${allOf(options.filters, bind)}`
+    const filters = allOf(options.filters, bind)
     const branch = (condition: string) =>
-      `(SELECT ${columns} FROM ${table} WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${limit + 1})`
+      `(SELECT ${columns} FROM ${table} WHERE ${scope} AND ${filters} AND ${condition}
+        ORDER BY ${order} LIMIT ${limit + 1})`
     const row = position === null ? null : `${bind(position.key)}::uuid`
     // Where the cursor's row sorts; a row of another partner's is none, and the page empty.
     const after =
@@ -67,14 +74,21 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
         : `(SELECT ${order} FROM ${table} WHERE ${key} = ${row} AND ${scope})`
     const branches = [after === null ? branch("TRUE") : branch(`${order} > ${after}`)]
     if (after !== null && seen !== null) {
-      // At or before the cursor, written by a transaction the cursor's read did not see. The lower bound on
-      // transaction_id lets the index find them among the latest rows only.
+      // At or before the cursor, written by a transaction the cursor's read did not see. The candidates are
+      // taken through (partner_id, transaction_id) first, as the partner's rows written since the read's
+      // oldest write in progress, whatever the planner would estimate: by the order key it would walk the
+      // whole table. A transaction number this server has not reached yet (a row restored from another
+      // server's dump) was not written here since: such a row counts as seen, or it would come back on every
+      // page.
       const snapshot = `${bind(writesSeenText(seen))}::pg_snapshot`
       branches.push(
-        branch(
-          `${order} <= ${after} AND transaction_id >= pg_snapshot_xmin(${snapshot}) ` +
-            `AND NOT pg_visible_in_snapshot(transaction_id, ${snapshot})`,
-        ),
+        `(WITH late AS MATERIALIZED (
+            SELECT * FROM ${table}
+            WHERE ${scope} AND transaction_id >= pg_snapshot_xmin(${snapshot})
+              AND transaction_id < pg_snapshot_xmax(pg_current_snapshot()))
+          SELECT ${columns} FROM late
+          WHERE ${filters} AND ${order} <= ${after} AND NOT pg_visible_in_snapshot(transaction_id, ${snapshot})
+          ORDER BY ${order} LIMIT ${limit + 1})`,
       )
     }
     const sql = yield* SqlClient.SqlClient
@@ -89,17 +103,13 @@ export const selectPageOfCommits = <Row extends { readonly seen: string }, A>(
     const last = page.at(-1)
     if (rows.length <= limit || last === undefined)
       return { data: page.map(options.toResource), next_cursor: null }
-    // However many writes were in progress: a cursor keeps at most MAX_WRITES_IN_PROGRESS.
-    const read = writesSeenOf(last.seen, Number.POSITIVE_INFINITY)
+    const read = writesSeenOf(last.seen)
     if (Option.isNone(read)) {
       return yield* Effect.die(new InvariantViolation(`a snapshot the cursor cannot hold: ${last.seen}`))
     }
     const lastKey = options.keyOf(last)
-    const sealed = sealForCursor(
-      secret,
-      `${options.list}:${lastKey}`,
-      writesSeenText(cursorWritesSeen(read.value)),
-    )
+    const secret = yield* cursorSecret
+    const sealed = sealForCursor(secret, `${options.list}:${lastKey}`, compactWritesSeen(read.value))
     return {
       data: page.map(options.toResource),
       next_cursor: encodeCursor(options.list, lastKey, sealed),

@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
 import { openCursorSeal, sealForCursor } from "../../src/projections/cursor-seal.js"
 import {
-  cursorWritesSeen,
-  MAX_WRITES_IN_PROGRESS,
+  compactWritesSeen,
   writesSeenOf,
+  writesSeenOfCompact,
   writesSeenText,
 } from "../../src/projections/writes-seen.js"
 
@@ -47,23 +47,38 @@ describe("What a cursor carries of its page's read", () => {
       "3:9:4,",
       "1:99999999999999999999:",
       `1:${2n ** 63n}:`,
-      `1:100:${Array.from({ length: MAX_WRITES_IN_PROGRESS + 1 }, (_, n) => n + 2).join(",")}`,
     ]) {
       expect(writesSeenOf(text), text).toEqual(Option.none())
     }
   })
 
-  it("keeps at most MAX_WRITES_IN_PROGRESS writes in progress: with more, it records seeing none of them", () => {
-    const many = Array.from({ length: MAX_WRITES_IN_PROGRESS + 1 }, (_, n) => 1_000n + BigInt(n))
-    expect(cursorWritesSeen({ before: 1_000n, upTo: 2_000n, inProgress: many })).toEqual({
-      before: 1_000n,
-      upTo: 1_000n,
-      inProgress: [],
-    })
-    const all = many.slice(0, MAX_WRITES_IN_PROGRESS)
-    expect(cursorWritesSeen({ before: 1_000n, upTo: 2_000n, inProgress: all }).inProgress).toEqual(all)
-    expect(writesSeenOf(writesSeenText({ before: 1_000n, upTo: 2_000n, inProgress: all }))).toEqual(
-      Option.some({ before: 1_000n, upTo: 2_000n, inProgress: all }),
+  it("is written short for the cursor, every write in progress kept, and read back exactly", () => {
+    const many = Array.from({ length: 300 }, (_, n) => 5_000_000n + BigInt(n * 3))
+    for (const seen of [
+      { before: 3n, upTo: 9n, inProgress: [] },
+      { before: 3n, upTo: 9n, inProgress: [3n, 8n] },
+      { before: 5_000_000n, upTo: 6_000_000n, inProgress: many },
+      { before: 2n ** 62n, upTo: 2n ** 62n + 10n, inProgress: [2n ** 62n + 1n] },
+    ]) {
+      const text = compactWritesSeen(seen)
+      expect(text).toMatch(/^[0-9a-z:,]+$/)
+      expect(writesSeenOfCompact(text)).toEqual(Option.some(seen))
+    }
+    // 300 writes in progress three apart: one character each, a comma between.
+    expect(compactWritesSeen({ before: 5_000_000n, upTo: 6_000_000n, inProgress: many }).length).toBeLessThan(
+      620,
     )
+    for (const text of [
+      "3:6:0,0",
+      "3:6:7",
+      "3:6:A",
+      "3:-1:",
+      "3:6",
+      "03:6:",
+      "3:6:1,",
+      `3:${"z".repeat(14)}:`,
+    ]) {
+      expect(writesSeenOfCompact(text), text).toEqual(Option.none())
+    }
   })
 })

@@ -218,3 +218,77 @@ layer(projectionDatabase())("lists and rows that commit late", (it) => {
       }),
   )
 })
+
+/** Follows a list from its start with pages of `limit`: every row given, and how many pages it took. */
+const walk = <A extends { readonly id: string }, E, R>(
+  read: (cursor: string | undefined) => Effect.Effect<Page<A>, E, R>,
+) =>
+  Effect.gen(function* () {
+    const ids: Array<string> = []
+    let pages = 0
+    let cursor: string | undefined
+    for (; pages < 60; pages++) {
+      const page = yield* read(cursor)
+      ids.push(...page.data.map((item) => item.id))
+      if (page.next_cursor === null) return { ids, pages: pages + 1 }
+      cursor = page.next_cursor
+    }
+    return { ids, pages }
+  })
+
+layer(projectionDatabase({ poolSize: 45 }))("lists and rows that commit late: progress", (it) => {
+  it.effect(
+    "pages go forward however many writes are in progress (40 open transactions): none given twice",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const partnerId = yield* registerPartner()
+        const [user] = yield* twoUsers(partnerId)
+        // 40 transactions that have taken their transaction numbers, open while the list is read.
+        const release = yield* Deferred.make<void>()
+        const opened = yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, n) => n),
+          () =>
+            Effect.gen(function* () {
+              const taken = yield* Deferred.make<void>()
+              const fiber = yield* Effect.fork(
+                sql.withTransaction(
+                  Effect.zipRight(
+                    sql`SELECT pg_current_xact_id()`,
+                    Effect.zipRight(Deferred.succeed(taken, undefined), Deferred.await(release)),
+                  ),
+                ),
+              )
+              yield* Deferred.await(taken)
+              return fiber
+            }),
+        )
+        for (const amount of [1, 2, 3, 4, 5]) yield* addPoints(partnerId, user, amount)
+        const all = yield* storedIds(partnerId)
+        const walked = yield* walk((cursor) => listPublicEvents(partnerId, { limit: 2, cursor }))
+        expect(walked.ids).toEqual(all)
+        expect(walked.pages).toBe(Math.ceil(all.length / 2))
+        yield* Deferred.succeed(release, undefined)
+        yield* Effect.forEach(opened, Fiber.join, { discard: true })
+      }),
+  )
+
+  it.effect(
+    "rows restored from another server's dump (transaction numbers not reached here) are paged once",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const partnerId = yield* registerPartner()
+        yield* Effect.forEach([1, 2, 3, 4, 5], () => registerUser(partnerId))
+        // As pg_restore leaves them: the other server's numbers, far ahead of this one's.
+        yield* sql`
+        UPDATE users SET transaction_id = ((pg_current_xact_id()::text)::bigint + 1000000)::text::xid8
+        WHERE partner_id = ${partnerId}`
+        const all = (yield* findUsers(partnerId, { limit: 100 })).data.map((user) => user.id)
+        expect(all).toHaveLength(5)
+        const walked = yield* walk((cursor) => findUsers(partnerId, { limit: 2, cursor }))
+        expect(walked.ids).toEqual(all)
+        expect(walked.pages).toBe(3)
+      }),
+  )
+})
