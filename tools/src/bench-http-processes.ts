@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { closeSync, openSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { setTimeout as sleep } from "node:timers/promises"
+import { processAlive } from "@points/infrastructure"
 
 /** A child process of the benchmark, and where its output goes. */
 export interface Child {
@@ -38,14 +39,7 @@ export const startNode = (
   return { name, process: child, pid: child.pid, logFile: options.logFile, exited }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+const alive = processAlive
 
 /**
  * Stops a child: SIGTERM (the API then stops its embedded database itself), and after `graceMs` SIGKILL to

@@ -3,6 +3,7 @@ import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Data, Effect, Redacted } from "effect"
+import { processAlive } from "../runtime/process-alive.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
 
 /** The embedded server could not be initialised or started. */
@@ -53,15 +54,6 @@ const loadEmbeddedPostgres = Effect.promise(async () => {
 /** How long a process exiting at its stop deadline waits for its embedded server to be gone. */
 const STOP_AT_ONCE_MILLIS = 500
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 // The postmaster's process id is the first line of postmaster.pid in its data directory; SIGQUIT is its
 // immediate shutdown (no checkpoint: the next start recovers from the WAL), quick enough to wait for here,
 // so that a start right after finds the data directory free. Synchronous: the process is about to exit.
@@ -70,7 +62,8 @@ const stopAtOnce = (databaseDir: string) => {
   if (!(Number.isInteger(pid) && pid > 0)) return
   process.kill(pid, "SIGQUIT")
   const pause = new Int32Array(new SharedArrayBuffer(4))
-  for (let waited = 0; waited < STOP_AT_ONCE_MILLIS && alive(pid); waited += 10) Atomics.wait(pause, 0, 0, 10)
+  for (let waited = 0; waited < STOP_AT_ONCE_MILLIS && processAlive(pid); waited += 10)
+    Atomics.wait(pause, 0, 0, 10)
 }
 
 const urlOf = (port: number) => (database: string) =>

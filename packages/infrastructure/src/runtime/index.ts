@@ -1,4 +1,5 @@
 export * from "./log-level.js"
+export * from "./process-alive.js"
 export * from "./round-queue.js"
 export * from "./run-service.js"
 export * from "./start-failure.js"
