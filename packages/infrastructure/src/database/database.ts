@@ -4,6 +4,7 @@ import type { Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { type ConfigError, Effect, Layer, Option, type Redacted, Schedule } from "effect"
 import { migrations } from "../migrations/index.js"
+import type { StartFailure } from "../runtime/start-failure.js"
 import { type DatabaseConfig, databaseConfig } from "./database-config.js"
 import { type EmbeddedServerError, startEmbeddedServer } from "./embedded-server.js"
 import { statementPool } from "./statement-pool.js"
@@ -67,7 +68,7 @@ export const databaseAt = (url: Redacted.Redacted, options: { readonly poolSize:
  */
 export const DatabaseLive: Layer.Layer<
   PgClient.PgClient | SqlClient.SqlClient,
-  SqlError.SqlError | ConfigError.ConfigError | EmbeddedServerError | Migrator.MigrationError
+  SqlError.SqlError | ConfigError.ConfigError | EmbeddedServerError | StartFailure | Migrator.MigrationError
 > = Layer.unwrapScoped(
   Effect.gen(function* () {
     const config = yield* databaseConfig

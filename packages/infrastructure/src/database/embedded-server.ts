@@ -4,6 +4,7 @@ import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Data, Effect, Redacted } from "effect"
 import { processAlive } from "../runtime/process-alive.js"
+import { StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
 
 /** The embedded server could not be initialised or started. */
@@ -51,15 +52,34 @@ const loadEmbeddedPostgres = Effect.promise(async () => {
   return loaded.default
 })
 
+// The postmaster's process id: the first line of postmaster.pid in its data directory (null without one).
+const postmasterOf = (databaseDir: string): number | null => {
+  try {
+    const pid = Number(readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0])
+    return Number.isInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+// A pid file left by a server that died may name a process id since reused by another program: on Linux its
+// name tells (elsewhere, assumed to be the server).
+const isOtherProgram = (pid: number) => {
+  try {
+    return !readFileSync(`/proc/${pid}/comm`, "utf8").includes("postgres")
+  } catch {
+    return false
+  }
+}
+
 /** How long a process exiting at its stop deadline waits for its embedded server to be gone. */
 const STOP_AT_ONCE_MILLIS = 500
 
-// The postmaster's process id is the first line of postmaster.pid in its data directory; SIGQUIT is its
-// immediate shutdown (no checkpoint: the next start recovers from the WAL), quick enough to wait for here,
+// SIGQUIT is the postmaster's immediate shutdown (no checkpoint: the next start recovers from the WAL), quick enough to wait for here,
 // so that a start right after finds the data directory free. Synchronous: the process is about to exit.
 const stopAtOnce = (databaseDir: string) => {
-  const pid = Number(readFileSync(join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0])
-  if (!(Number.isInteger(pid) && pid > 0)) return
+  const pid = postmasterOf(databaseDir)
+  if (pid === null) return
   process.kill(pid, "SIGQUIT")
   const pause = new Int32Array(new SharedArrayBuffer(4))
   for (let waited = 0; waited < STOP_AT_ONCE_MILLIS && processAlive(pid); waited += 10)
@@ -83,6 +103,14 @@ export const startEmbeddedServer = (dataDir: string) =>
       await mkdir(root, { recursive: true })
       await chmod(root, 0o755)
     })
+    // A server already running on the data (another process of the platform, or one a killed process left
+    // behind) is named, not met with the library's "An error has occurred".
+    const running = postmasterOf(databaseDir)
+    if (running !== null && processAlive(running) && !isOtherProgram(running)) {
+      return yield* new StartFailure({
+        message: `the embedded PostgreSQL's data (DATA_DIR ${root}) is in use by process ${running}: another process of the platform runs on it, or one that was killed left it running; stop that one, or set DATA_DIR or DATABASE_URL`,
+      })
+    }
     const port = yield* freePort
     const EmbeddedPostgres = yield* loadEmbeddedPostgres
     const server = new EmbeddedPostgres({

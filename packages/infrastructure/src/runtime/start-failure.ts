@@ -23,6 +23,11 @@ export const startProblemOf = (cause: Cause.Cause<unknown>): string | undefined 
       if (ConfigError.isConfigError(error)) return `bad settings: ${String(error)}`
       if (error instanceof SqlError.SqlError)
         return `the database (DATABASE_URL, or the embedded server) cannot be used: ${rootMessage(error)}`
+      // The embedded server's failures (EmbeddedServerError, by tag: runtime/ does not import database/).
+      if (error instanceof Error && (error as { readonly _tag?: unknown })._tag === "EmbeddedServerError") {
+        const { step, cause } = error as unknown as { readonly step: string; readonly cause: unknown }
+        return `the embedded PostgreSQL (DATA_DIR) could not ${step}: ${rootMessage(cause)}`
+      }
       return undefined
     },
   })
