@@ -36,8 +36,10 @@ export const unavailable = () =>
 const UNREACHABLE_ERRNO =
   /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/
 const UNAVAILABLE_SQLSTATE = /^(08...|53300|57P0[123])$/
-// What pg and its pool say, with no code, of a connection that ended or could not be had in time.
-const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect/
+// What pg and its pool say, with no code, of a connection that ended, broke (a query on a client whose
+// connection failed), or could not be had in time.
+const UNREACHABLE_MESSAGE =
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/
 
 /**
  * True when a failure is a SqlError of a database out of reach or not serving (answered 503 SV5003, not 500):
