@@ -5,7 +5,10 @@ import { Deferred, Effect, Fiber } from "effect"
 import { findTransactions, findUsers, listPublicEvents, type Page } from "../../src/index.js"
 import { activeUser, addPoints, projectionDatabase, registerPartner, registerUser } from "./commands.js"
 
-/** Follows a list's next_cursor from `cursor` to the end: every page's items and the last cursor met. */
+/**
+ * Follows a list's next_cursor from `cursor` to the end: every page's items, the last cursor met and how many
+ * pages it took. A list that never ends (a cursor that does not move) fails it.
+ */
 const follow = <A, E, R>(
   read: (cursor: string | undefined) => Effect.Effect<Page<A>, E, R>,
   cursor: string | undefined,
@@ -14,9 +17,9 @@ const follow = <A, E, R>(
     const items: Array<A> = []
     let last = cursor
     let page = yield* read(cursor)
-    for (let n = 0; n < 100; n++) {
+    for (let pages = 1; pages <= 100; pages++) {
       items.push(...page.data)
-      if (page.next_cursor === null) return { items, lastCursor: last }
+      if (page.next_cursor === null) return { items, lastCursor: last, pages }
       last = page.next_cursor
       page = yield* read(page.next_cursor)
     }
@@ -67,17 +70,26 @@ const holdOpen = <A, E, R>(write: Effect.Effect<A, E, R>) =>
 
 const twoUsers = (partnerId: PartnerId) => Effect.all([activeUser(partnerId), activeUser(partnerId)])
 
+/**
+ * A partner with two users: an add to the slow one takes its ids and log position first and stays
+ * uncommitted until `commitSlow`; adds of `amounts` to the quick one commit meanwhile.
+ */
+const slowAndQuickAdds = (amounts: ReadonlyArray<number>) =>
+  Effect.gen(function* () {
+    const partnerId = yield* registerPartner()
+    const [slow, quick] = yield* twoUsers(partnerId)
+    const commitSlow = yield* holdOpen(addPoints(partnerId, slow, 5))
+    for (const amount of amounts) yield* addPoints(partnerId, quick, amount)
+    return { partnerId, slow, commitSlow }
+  })
+
 layer(projectionDatabase())("lists and rows that commit late", (it) => {
   it.effect(
     "an event whose write commits after a later one was listed comes with the next read of the cursor",
     () =>
       Effect.gen(function* () {
-        const partnerId = yield* registerPartner()
-        const [slow, quick] = yield* twoUsers(partnerId)
         // The slow write takes its event's id first and commits last.
-        const commitSlow = yield* holdOpen(addPoints(partnerId, slow, 5))
-        yield* addPoints(partnerId, quick, 1)
-        yield* addPoints(partnerId, quick, 2)
+        const { partnerId, commitSlow } = yield* slowAndQuickAdds([1, 2])
         const early = yield* readFrom(partnerId, undefined, 1)
         const visible = yield* storedIds(partnerId)
         expect(early.events.map((event) => event.id)).toEqual(visible)
@@ -141,13 +153,8 @@ layer(projectionDatabase())("lists and rows that commit late", (it) => {
     "a points transaction that commits after a later one was listed comes with the next read too",
     () =>
       Effect.gen(function* () {
-        const partnerId = yield* registerPartner()
-        const [slow, quick] = yield* twoUsers(partnerId)
         // The slow add takes its place in the log (and its transaction's position) first, and commits last.
-        const commitSlow = yield* holdOpen(addPoints(partnerId, slow, 5))
-        yield* addPoints(partnerId, quick, 1)
-        yield* addPoints(partnerId, quick, 2)
-        yield* addPoints(partnerId, quick, 3)
+        const { partnerId, slow, commitSlow } = yield* slowAndQuickAdds([1, 2, 3])
         const readTransactions = (cursor: string | undefined) =>
           Effect.map(
             follow((at) => findTransactions(partnerId, { limit: 1, cursor: at }), cursor),
@@ -219,23 +226,6 @@ layer(projectionDatabase())("lists and rows that commit late", (it) => {
   )
 })
 
-/** Follows a list from its start with pages of `limit`: every row given, and how many pages it took. */
-const walk = <A extends { readonly id: string }, E, R>(
-  read: (cursor: string | undefined) => Effect.Effect<Page<A>, E, R>,
-) =>
-  Effect.gen(function* () {
-    const ids: Array<string> = []
-    let pages = 0
-    let cursor: string | undefined
-    for (; pages < 60; pages++) {
-      const page = yield* read(cursor)
-      ids.push(...page.data.map((item) => item.id))
-      if (page.next_cursor === null) return { ids, pages: pages + 1 }
-      cursor = page.next_cursor
-    }
-    return { ids, pages }
-  })
-
 layer(projectionDatabase({ poolSize: 45 }))("lists and rows that commit late: progress", (it) => {
   it.effect(
     "pages go forward however many writes are in progress (40 open transactions): none given twice",
@@ -265,8 +255,8 @@ layer(projectionDatabase({ poolSize: 45 }))("lists and rows that commit late: pr
         )
         for (const amount of [1, 2, 3, 4, 5]) yield* addPoints(partnerId, user, amount)
         const all = yield* storedIds(partnerId)
-        const walked = yield* walk((cursor) => listPublicEvents(partnerId, { limit: 2, cursor }))
-        expect(walked.ids).toEqual(all)
+        const walked = yield* follow((cursor) => listPublicEvents(partnerId, { limit: 2, cursor }), undefined)
+        expect(walked.items.map((event) => event.id)).toEqual(all)
         expect(walked.pages).toBe(Math.ceil(all.length / 2))
         yield* Deferred.succeed(release, undefined)
         yield* Effect.forEach(opened, Fiber.join, { discard: true })
@@ -286,8 +276,8 @@ layer(projectionDatabase({ poolSize: 45 }))("lists and rows that commit late: pr
         WHERE partner_id = ${partnerId}`
         const all = (yield* findUsers(partnerId, { limit: 100 })).data.map((user) => user.id)
         expect(all).toHaveLength(5)
-        const walked = yield* walk((cursor) => findUsers(partnerId, { limit: 2, cursor }))
-        expect(walked.ids).toEqual(all)
+        const walked = yield* follow((cursor) => findUsers(partnerId, { limit: 2, cursor }), undefined)
+        expect(walked.items.map((user) => user.id)).toEqual(all)
         expect(walked.pages).toBe(3)
       }),
   )
