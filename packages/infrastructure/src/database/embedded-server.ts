@@ -75,8 +75,9 @@ const isOtherProgram = (pid: number) => {
 /** How long a process exiting at its stop deadline waits for its embedded server to be gone. */
 const STOP_AT_ONCE_MILLIS = 500
 
-// SIGQUIT is the postmaster's immediate shutdown (no checkpoint: the next start recovers from the WAL), quick enough to wait for here,
-// so that a start right after finds the data directory free. Synchronous: the process is about to exit.
+// SIGQUIT is the postmaster's immediate shutdown (no checkpoint: the next start recovers from the WAL), quick
+// enough to wait for here, so that a start right after finds the data directory free. Synchronous: the
+// process is about to exit.
 const stopAtOnce = (databaseDir: string) => {
   const pid = postmasterOf(databaseDir)
   if (pid === null) return

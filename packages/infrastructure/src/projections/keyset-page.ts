@@ -2,7 +2,6 @@ import { SqlClient } from "@effect/sql"
 import {
   type CursorList,
   type CursorPosition,
-  cursorKey,
   cursorPosition,
   encodeCursor,
   InvalidParams,
@@ -25,13 +24,6 @@ export interface PageRequest {
 
 const invalidCursor = new InvalidParams({ field: "cursor", problem: "is not a valid cursor" })
 
-/** The key a cursor of that list continues after; GH1006 unless it is exactly a cursor of that list. */
-export const decodeCursor = (list: CursorList, cursor: string): Effect.Effect<string, InvalidParams> =>
-  Option.match(cursorKey(list, cursor), {
-    onNone: () => Effect.fail(invalidCursor),
-    onSome: (key) => Effect.succeed(key),
-  })
-
 /** Where a cursor of that list continues; GH1006 unless it is exactly a cursor of that list. */
 export const decodeCursorPosition = (
   list: CursorList,
@@ -41,6 +33,10 @@ export const decodeCursorPosition = (
     onNone: () => Effect.fail(invalidCursor),
     onSome: (position) => Effect.succeed(position),
   })
+
+/** The key a cursor of that list continues after; GH1006 unless it is exactly a cursor of that list. */
+export const decodeCursor = (list: CursorList, cursor: string): Effect.Effect<string, InvalidParams> =>
+  Effect.map(decodeCursorPosition(list, cursor), (position) => position.key)
 
 /** The page size asked for: 1..100, 20 when absent; GH1006 otherwise. */
 export const pageLimit = (limit: number | undefined): Effect.Effect<number, InvalidParams> => {

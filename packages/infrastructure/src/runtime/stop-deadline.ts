@@ -2,7 +2,7 @@
  * How long a stop may take from SIGTERM or SIGINT (a service must be gone within 10 s): past it, the process
  * exits with what is still in flight undone. That loses and duplicates nothing: a transaction not yet
  * committed rolls back when its connection closes, and a client that got no answer retries with its key.
- * It happens when the database stalls (a lock held, a server frozen): the drain gives requests 8 s, but a
+ * It happens when the database stalls (a lock held, a server frozen): the drain gives requests 7 s, but a
  * write waiting on the database would otherwise keep the process up until the database answers.
  */
 export const STOP_DEADLINE_MILLIS = 9_000
