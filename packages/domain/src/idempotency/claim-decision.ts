@@ -5,8 +5,9 @@ import type { RecordedResponse } from "./response.js"
 import { type IdempotencyKeyState, isLive } from "./state.js"
 
 /**
- * What a request with a key may do: execute (a new or released key: a lifetime from now), execute anew (the old lifetime is over),
- * take over (the claiming process died: its lease ran out), or replay the recorded response.
+ * What a request with a key may do: execute (a new or released key: a lifetime from now), execute anew (the
+ * old lifetime is over), take over (the claiming process died: its lease ran out), or replay the recorded
+ * response.
  */
 export type ClaimDecision = Data.TaggedEnum<{
   Execute: {}
