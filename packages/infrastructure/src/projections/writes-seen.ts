@@ -36,18 +36,25 @@ const valid = (
     : Option.none()
 }
 
+// The three fields of a snapshot's text (`a:b:c,d,...`), each number as `digits` says; none otherwise.
+const fieldsOf = (text: string, digits: RegExp) => {
+  const parts = text.split(":")
+  if (parts.length !== 3) return Option.none()
+  const [first, second, listed] = parts as [string, string, string]
+  const items = listed === "" ? [] : listed.split(",")
+  if (items.length > MAX_WRITES_IN_PROGRESS) return Option.none()
+  return [first, second, ...items].every((item) => digits.test(item))
+    ? Option.some({ first, second, items })
+    : Option.none()
+}
+
 const decimal = /^(0|[1-9][0-9]{0,18})$/
 
 /** What a read saw, from PostgreSQL's `pg_snapshot` text, when it is one; none otherwise. */
-export const writesSeenOf = (text: string): Option.Option<WritesSeen> => {
-  const parts = text.split(":")
-  if (parts.length !== 3) return Option.none()
-  const [before, upTo, listed] = parts as [string, string, string]
-  const items = listed === "" ? [] : listed.split(",")
-  if (items.length > MAX_WRITES_IN_PROGRESS) return Option.none()
-  if (![before, upTo, ...items].every((item) => decimal.test(item))) return Option.none()
-  return valid(BigInt(before), BigInt(upTo), items.map(BigInt))
-}
+export const writesSeenOf = (text: string): Option.Option<WritesSeen> =>
+  Option.flatMap(fieldsOf(text, decimal), ({ first, second, items }) =>
+    valid(BigInt(first), BigInt(second), items.map(BigInt)),
+  )
 
 const base36 = /^(0|[1-9a-z][0-9a-z]{0,12})$/
 
@@ -70,18 +77,13 @@ export const compactWritesSeen = (seen: WritesSeen): string => {
 }
 
 /** What a read saw, from its short form (compactWritesSeen), when it is one; none otherwise. */
-export const writesSeenOfCompact = (text: string): Option.Option<WritesSeen> => {
-  const parts = text.split(":")
-  if (parts.length !== 3) return Option.none()
-  const [before, span, listed] = parts as [string, string, string]
-  const steps = listed === "" ? [] : listed.split(",")
-  if (steps.length > MAX_WRITES_IN_PROGRESS) return Option.none()
-  if (![before, span, ...steps].every((item) => base36.test(item))) return Option.none()
-  const from = parse36(before)
-  let previous = from
-  const inProgress = steps.map((step) => {
-    previous += parse36(step)
-    return previous
+export const writesSeenOfCompact = (text: string): Option.Option<WritesSeen> =>
+  Option.flatMap(fieldsOf(text, base36), ({ first, second, items }) => {
+    const from = parse36(first)
+    let previous = from
+    const inProgress = items.map((step) => {
+      previous += parse36(step)
+      return previous
+    })
+    return valid(from, from + parse36(second), inProgress)
   })
-  return valid(from, from + parse36(span), inProgress)
-}

@@ -235,31 +235,16 @@ layer(projectionDatabase({ poolSize: 45 }))("lists and rows that commit late: pr
         const partnerId = yield* registerPartner()
         const [user] = yield* twoUsers(partnerId)
         // 40 transactions that have taken their transaction numbers, open while the list is read.
-        const release = yield* Deferred.make<void>()
-        const opened = yield* Effect.forEach(
+        const commits = yield* Effect.forEach(
           Array.from({ length: 40 }, (_, n) => n),
-          () =>
-            Effect.gen(function* () {
-              const taken = yield* Deferred.make<void>()
-              const fiber = yield* Effect.fork(
-                sql.withTransaction(
-                  Effect.zipRight(
-                    sql`SELECT pg_current_xact_id()`,
-                    Effect.zipRight(Deferred.succeed(taken, undefined), Deferred.await(release)),
-                  ),
-                ),
-              )
-              yield* Deferred.await(taken)
-              return fiber
-            }),
+          () => holdOpen(sql`SELECT pg_current_xact_id()`),
         )
         for (const amount of [1, 2, 3, 4, 5]) yield* addPoints(partnerId, user, amount)
         const all = yield* storedIds(partnerId)
         const walked = yield* follow((cursor) => listPublicEvents(partnerId, { limit: 2, cursor }), undefined)
         expect(walked.items.map((event) => event.id)).toEqual(all)
         expect(walked.pages).toBe(Math.ceil(all.length / 2))
-        yield* Deferred.succeed(release, undefined)
-        yield* Effect.forEach(opened, Fiber.join, { discard: true })
+        yield* Effect.all(commits, { discard: true })
       }),
   )
 
