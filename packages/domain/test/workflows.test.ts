@@ -1,5 +1,5 @@
 import { addEqualityTesters, describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Clock, DateTime, Duration, Effect, Exit } from "effect"
 import {
   AlreadyClosed,
   Email,
@@ -405,5 +405,51 @@ describe("Closing a user", () => {
         new ResourceNotFound({ resource: "user", id: userId }),
       )
     }),
+  )
+})
+
+// A clock that moves on by a millisecond every time it is read, as a real one does between two decisions.
+const tickingClock = (): Clock.Clock => {
+  let millis = 1_700_000_000_000
+  const next = () => millis++
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: next,
+    currentTimeMillis: Effect.sync(next),
+    unsafeCurrentTimeNanos: () => BigInt(next()) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(next()) * 1_000_000n),
+    sleep: (duration: Duration.Duration) => Effect.dieMessage(`slept ${Duration.format(duration)}`),
+  }
+}
+
+const timesOf = (events: ReadonlyArray<{ readonly at: DateTime.Utc }>) =>
+  events.map((event) => DateTime.toEpochMillis(event.at))
+
+describe("One transaction, one time", () => {
+  it.effect("an order and its debit, an ended order and its refund, a closed user and account", () =>
+    Effect.gen(function* () {
+      const placing = yield* Workflows.placeOrder(
+        { holder: "active", ledger: ledgerOf(opened, added), order: Order.decider.initialState },
+        place,
+      )
+      const cancelling = yield* Workflows.cancelOrder(
+        { ledger: ledgerOf(opened, added, debited), order: orderOf(placed) },
+        { orderId, refundTransactionId },
+      )
+      const failing = yield* Workflows.failOrder(
+        { ledger: ledgerOf(opened, added, debited), order: orderOf(placed, processing) },
+        { orderId, reason, refundTransactionId },
+      )
+      const closing = yield* Workflows.closeUser(
+        { user: userOf(registered, activated), ledger: ledgerOf(opened, added) },
+        { userId },
+      )
+      for (const outcome of [placing, cancelling, failing]) {
+        expect(timesOf(outcome.ledger)).toEqual(timesOf(outcome.order))
+      }
+      expect(timesOf(closing.ledger)).toEqual(timesOf(closing.user))
+      // The clock did move: each workflow read it at its own time.
+      expect(new Set([placing, cancelling, failing, closing].map((o) => timesOf(o.ledger)[0])).size).toBe(4)
+    }).pipe(Effect.withClock(tickingClock())),
   )
 })
