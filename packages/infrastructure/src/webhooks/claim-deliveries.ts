@@ -44,15 +44,17 @@ const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_
 /**
  * Claims at most `limit` due pending attempts for `lease`, shared fairly between partners: every partner's
  * first due attempt comes before anyone's second (counting the attempts it has in flight already), and no
- * partner has more than `perPartner` in flight at once, across every dispatcher. So a partner with a backlog
- * or slow receivers (many endpoints, each holding an attempt up to the send timeout) takes its share, never
- * every slot, and another partner's webhook is claimed as soon as one is free. An attempt stays claimed only
- * until its lease runs out, so a dispatcher that died releases its attempts by doing nothing (they count as
- * in flight until then). Claims take turns (one lock; a claim that waits for it longer than
- * CLAIM_LOCK_TIMEOUT_MS claims nothing); rows another transaction holds are skipped, not waited for. Committed
- * at once: the row locks last only for the claim, the lease keeps the attempt after. Its cost grows with the
- * number of partners that have pending attempts (one index descent each, ~2 us; three for one with
- * attempts due).
+ * partner has more than `perPartner` in flight at once, across every dispatcher. Within a partner its
+ * endpoints take turns the same way, and an endpoint that is failing (no success since its last failure)
+ * has one attempt in flight at most. So a partner with a backlog or slow receivers takes its share, never
+ * every slot, and another partner's webhook is claimed as soon as one is free; and a receiver that hangs
+ * holds one of its partner's slots once its first attempt has failed, not the partner's whole share, while
+ * the partner's other endpoints get theirs. An attempt stays claimed only until its lease runs out, so a
+ * dispatcher that died releases its attempts by doing nothing (they count as in flight until then). Claims
+ * take turns (one lock; a claim that waits for it longer than CLAIM_LOCK_TIMEOUT_MS claims nothing); rows
+ * another transaction holds are skipped, not waited for. Committed at once: the row locks last only for the
+ * claim, the lease keeps the attempt after. Its cost grows with the number of endpoints that have pending
+ * attempts (one index descent each; a few more for one with attempts due).
  */
 export const claimDueDeliveries = (options: {
   readonly limit: number
@@ -74,37 +76,62 @@ export const claimDueDeliveries = (options: {
         ),
         // After the lock, in its own statement: its snapshot sees the leases of every claim before it.
         sql<ClaimedDelivery>`
-          WITH RECURSIVE pending_partners AS (
-            -- Each partner with a pending attempt, and its earliest (one index descent each): a partner
+          WITH RECURSIVE pending_endpoints AS (
+            -- Each endpoint with a pending attempt, and its earliest (one index descent each): an endpoint
             -- whose earliest is not due yet has nothing due, and costs nothing more.
-            (SELECT partner_id, next_attempt_at AS earliest FROM webhook_deliveries
-             WHERE status = 'pending' ORDER BY partner_id, next_attempt_at LIMIT 1)
+            (SELECT partner_id, endpoint_id, next_attempt_at AS earliest FROM webhook_deliveries
+             WHERE status = 'pending' ORDER BY partner_id, endpoint_id, next_attempt_at LIMIT 1)
             UNION ALL
-            SELECT following.partner_id, following.earliest
-            FROM pending_partners p
+            SELECT following.partner_id, following.endpoint_id, following.earliest
+            FROM pending_endpoints p
             CROSS JOIN LATERAL (
-              SELECT d.partner_id, d.next_attempt_at AS earliest FROM webhook_deliveries d
-              WHERE d.status = 'pending' AND d.partner_id > p.partner_id
-              ORDER BY d.partner_id, d.next_attempt_at LIMIT 1
+              SELECT d.partner_id, d.endpoint_id, d.next_attempt_at AS earliest FROM webhook_deliveries d
+              WHERE d.status = 'pending' AND (d.partner_id, d.endpoint_id) > (p.partner_id, p.endpoint_id)
+              ORDER BY d.partner_id, d.endpoint_id, d.next_attempt_at LIMIT 1
             ) following
-          ), turns AS (
-            SELECT due.id, due.next_attempt_at,
-                   in_flight.n + row_number() OVER (PARTITION BY p.partner_id ORDER BY due.next_attempt_at, due.id)
-                     AS turn
-            FROM (SELECT partner_id FROM pending_partners WHERE earliest <= now()) p
+          ), due_endpoints AS (
+            SELECT partner_id, endpoint_id FROM pending_endpoints WHERE earliest <= now()
+          ), partners AS (
+            SELECT p.partner_id, in_flight.n AS in_flight
+            FROM (SELECT DISTINCT partner_id FROM due_endpoints) p
             CROSS JOIN LATERAL (
               SELECT count(*) AS n FROM webhook_deliveries l
               WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.lease_until > now()
             ) in_flight
+            WHERE in_flight.n < ${options.perPartner}
+          ), candidates AS (
+            -- Each endpoint's due attempts, as many as it has room for: a failing endpoint (no success since
+            -- its last failure) one in flight at a time, so a receiver that hangs is probed, not flooded.
+            SELECT due.id, due.next_attempt_at, e.partner_id, endpoint.in_flight + due.n AS endpoint_turn
+            FROM due_endpoints e
+            JOIN partners USING (partner_id)
             CROSS JOIN LATERAL (
-              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.partner_id = p.partner_id AND d.status = 'pending' AND d.next_attempt_at <= now()
-                AND (d.lease_until IS NULL OR d.lease_until <= now())
+              SELECT count(*) AS in_flight,
+                     CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoint_failures f WHERE f.endpoint_id = e.endpoint_id)
+                          THEN 1 ELSE ${options.perPartner} END AS share
+              FROM webhook_deliveries l
+              WHERE l.partner_id = e.partner_id AND l.endpoint_id = e.endpoint_id
+                AND l.status = 'pending' AND l.lease_until > now()
+            ) endpoint
+            CROSS JOIN LATERAL (
+              SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS n
+              FROM webhook_deliveries d
+              WHERE d.partner_id = e.partner_id AND d.endpoint_id = e.endpoint_id AND d.status = 'pending'
+                AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now())
               ORDER BY d.next_attempt_at, d.id
-              LIMIT least(greatest(${options.perPartner} - in_flight.n, 0), ${options.limit})
+              LIMIT least(greatest(endpoint.share - endpoint.in_flight, 0), ${options.perPartner} - partners.in_flight,
+                          ${options.limit})
             ) due
+          ), turns AS (
+            -- A partner's endpoints take turns (each one's first before any one's second, an endpoint's
+            -- attempts in flight counting as its turns taken), and so do partners.
+            SELECT c.id, c.next_attempt_at,
+                   p.in_flight + row_number() OVER (PARTITION BY c.partner_id ORDER BY c.endpoint_turn, c.next_attempt_at, c.id)
+                     AS turn
+            FROM candidates c JOIN partners p USING (partner_id)
           ), chosen AS (
-            SELECT id FROM turns ORDER BY turn, next_attempt_at, id LIMIT ${options.limit}
+            SELECT id FROM turns WHERE turn <= ${options.perPartner}
+            ORDER BY turn, next_attempt_at, id LIMIT ${options.limit}
           ), due AS (
             SELECT d.id FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
             WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= now())
@@ -114,7 +141,7 @@ export const claimDueDeliveries = (options: {
             SET lease_until = now() + ${Duration.toMillis(Duration.decode(options.lease))} * interval '1 millisecond',
                 leased_by = ${options.token}
             FROM due WHERE d.id = due.id
-            RETURNING d.id, d.partner_id, d.endpoint_id, d.event_id, d.attempt, d.leased_by
+            RETURNING d.id, d.partner_id, d.endpoint_id, d.event_id, d.attempt, d.leased_by, d.next_attempt_at
           )
           SELECT c.id, c.partner_id, c.endpoint_id, c.event_id, c.attempt, c.leased_by,
                  pe.type AS event_type, pe.occurred_at, pe.data,
@@ -129,7 +156,8 @@ export const claimDueDeliveries = (options: {
           FROM claimed c
           JOIN public_events pe ON pe.id = c.event_id
           LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id AND e.partner_id = c.partner_id
-          LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id`,
+          LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id
+          ORDER BY c.next_attempt_at, c.id`,
       ),
     ),
   ).pipe(

@@ -9,7 +9,7 @@ export interface DispatcherOptions {
   readonly allowPrivateTargets?: boolean
   /** The longest an idle dispatcher waits before it looks for due attempts again (1 second). */
   readonly pollInterval?: Duration.DurationInput
-  /** Attempts made at once by this dispatcher (16). */
+  /** Attempts made at once by this dispatcher (64): an attempt waiting on its receiver holds only a socket. */
   readonly concurrency?: number
   /**
    * The most attempts of one partner in flight at once, counted across every dispatcher (8): a partner with a
@@ -38,7 +38,13 @@ export interface DispatcherSettings {
   readonly disableAfterFailingFor: Duration.Duration
 }
 
-/** A partner's share of attempts in flight by default (perPartnerConcurrency): half a dispatcher's slots. */
+/**
+ * Attempts a dispatcher makes at once by default: enough that a few partners whose receivers hang (each
+ * holding its share for a send timeout) leave most slots to the others.
+ */
+export const DEFAULT_DISPATCH_CONCURRENCY = 64
+
+/** A partner's share of attempts in flight by default (perPartnerConcurrency): an eighth of a dispatcher's slots. */
 export const DEFAULT_PARTNER_CONCURRENCY = 8
 
 /** The largest concurrency a dispatcher takes: each attempt holds a socket and, briefly, a connection. */
@@ -52,7 +58,7 @@ export const dispatcherSettings = (options: DispatcherOptions): Either.Either<Di
     retrySchedule: schedule.right,
     allowPrivateTargets: options.allowPrivateTargets ?? false,
     pollInterval: Duration.decode(options.pollInterval ?? "1 second"),
-    concurrency: options.concurrency ?? 16,
+    concurrency: options.concurrency ?? DEFAULT_DISPATCH_CONCURRENCY,
     perPartnerConcurrency: options.perPartnerConcurrency ?? DEFAULT_PARTNER_CONCURRENCY,
     sendTimeout: Duration.decode(options.sendTimeout ?? "10 seconds"),
     lease: Duration.decode(options.lease ?? "60 seconds"),

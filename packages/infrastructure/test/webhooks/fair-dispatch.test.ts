@@ -92,6 +92,43 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
         }),
     )
 
+    it.effect("take a partner's endpoints in turn: one endpoint's backlog never hides another's", () =>
+      Effect.gen(function* () {
+        yield* emptyQueue
+        const partner = newId()
+        const backlog = yield* dueAttempts(partner, 5, 10)
+        const [other] = yield* dueAttempts(partner, 1, 1)
+        const first = yield* claim(2, 8)
+        expect(new Set(first.map((row) => row.id))).toEqual(new Set([backlog[0], other]))
+        // The endpoint with an attempt in flight has taken its turn; the backlog goes on after that.
+        expect((yield* claim(1, 8)).map((row) => row.id)).toEqual([backlog[1]])
+      }),
+    )
+
+    it.effect(
+      "give a failing endpoint one attempt in flight at most; its partner's other endpoints the rest",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* emptyQueue
+          const partner = newId()
+          const failing = yield* dueAttempts(partner, 5, 10)
+          const healthy = yield* dueAttempts(partner, 3, 5)
+          const [row] = yield* sql<{ endpoint_id: string }>`
+            SELECT endpoint_id FROM webhook_deliveries WHERE id = ${failing[0] ?? ""}`
+          yield* sql`
+            INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
+            VALUES (${row?.endpoint_id ?? ""}, ${partner}, now() - interval '1 minute')`
+          const claimed = yield* claim(10, 8)
+          expect(new Set(claimed.map((claimed) => claimed.id))).toEqual(new Set([failing[0], ...healthy]))
+          // Its one attempt is in flight: nothing more of it, however much room the partner has.
+          expect(yield* claim(10, 8)).toEqual([])
+          // A success ends the streak: the endpoint takes the partner's share again.
+          yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${row?.endpoint_id ?? ""}`
+          expect((yield* claim(10, 8)).map((claimed) => claimed.id)).toEqual(failing.slice(1, 5))
+        }),
+    )
+
     it.effect("made at once, as by many dispatchers, still keep a partner within its share", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -204,6 +241,50 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
         )
         // Still two of the busy partner's in flight, no more, though two more slots were free.
         expect(hanging.received).toHaveLength(2)
+      }),
+  )
+
+  it.scoped(
+    "an endpoint whose receiver hangs holds one of its partner's slots; the partner's other endpoint gets the rest",
+    () =>
+      Effect.gen(function* () {
+        yield* emptyQueue
+        const hanging = yield* startReceiver(() => ({ hang: true }))
+        const answering = yield* startReceiver()
+        const partner = newId()
+        yield* createEndpoint(partner, { url: hanging.url() })
+        // A backlog for the hanging endpoint alone, then an endpoint that answers, and one event for both.
+        for (let n = 0; n < 10; n++) yield* publishEvent(partner)
+        yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+        yield* eventually(
+          Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM webhook_deliveries WHERE partner_id = ${partner}`,
+          ),
+          (rows) => rows[0]?.n === 10,
+        )
+        yield* createEndpoint(partner, { url: answering.url() })
+        const event = yield* publishEvent(partner)
+        yield* Effect.forkScoped(
+          runWebhookDispatcher({
+            allowPrivateTargets: true,
+            pollInterval: "100 millis",
+            concurrency: 4,
+            perPartnerConcurrency: 2,
+            // Short, so that the hanging endpoint's first attempts fail soon and it counts as failing.
+            sendTimeout: "300 millis",
+            lease: "30 seconds",
+            retrySchedule: [0, 3600],
+          }),
+        )
+        yield* eventually(
+          Effect.sync(() => answering.withId(event)),
+          (received) => received.length === 1,
+        )
+        // The endpoint's turn came after the hanging one's first two attempts and one probe at most, not
+        // after its whole backlog.
+        expect(hanging.received.length).toBeLessThanOrEqual(4)
       }),
   )
 })
