@@ -3,7 +3,7 @@ import { InvalidToken } from "@points/domain"
 import { Cache, Context, Duration, Effect, Exit, Layer, Queue } from "effect"
 import { LogListener } from "../consumers/log-listener.js"
 import { accessTokenHash, isAccessTokenShaped } from "./access-token.js"
-import { lookupBearer, type Principal } from "./authenticate-bearer.js"
+import { type BearerLookup, lookupBearer, type Principal } from "./authenticate-bearer.js"
 import { REVOKED_TOKEN_PREFIX } from "./revoked-tokens-channel.js"
 
 /** How the bearer tokens a process has checked are remembered. */
@@ -20,7 +20,8 @@ export interface BearerTokenCacheOptions {
  * revocation NOTIFYs the revoked tokens' hashes at its commit, and each process forgets them when it hears
  * (milliseconds); should its LISTEN connection be lost, the cache's lifetime still bounds how long a revoked
  * token works there, and everything remembered is forgotten once it hears again. Invalid tokens are never
- * remembered: each is looked up again.
+ * remembered: each is looked up again. A lookup that was under way when a revocation was heard may have read
+ * the token before the revocation committed: its answer is not trusted, and the token is looked up again.
  */
 export class BearerTokens extends Context.Tag("@points/infrastructure/BearerTokens")<
   BearerTokens,
@@ -36,15 +37,30 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
    * Looks tokens up in the database, remembering valid ones for `ttlSeconds` (never past their expiry) unless
    * a revocation is heard first; listens for revocations for as long as the layer lives.
    */
-  static readonly layer = (options: BearerTokenCacheOptions) =>
+  static readonly layer = (
+    options: BearerTokenCacheOptions,
+    /** How a token is looked up by its hash (the database; tests slow it down). */
+    lookupBy: (
+      tokenHash: string,
+    ) => Effect.Effect<BearerLookup, InvalidToken | SqlError.SqlError, SqlClient.SqlClient> = lookupBearer,
+  ) =>
     Layer.scoped(
       BearerTokens,
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
+        // Counts what was forgotten: a lookup stamped with an older count may have read a token before its
+        // revocation committed and come back after the revocation was heard.
+        let forgotten = 0
         // Uninterruptible: a lookup is shared by every request waiting on it, and an interrupted query would
         // have its cancel land on the connection's next statement (see the package README).
         const lookup = (hash: string) =>
-          lookupBearer(hash).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.uninterruptible)
+          Effect.suspend(() => {
+            const stamp = forgotten
+            return Effect.map(
+              lookupBy(hash).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.uninterruptible),
+              (found) => ({ ...found, stamp }),
+            )
+          })
         const ttlMs = options.ttlSeconds * 1000
         const cache = yield* Cache.makeWith({
           capacity: options.capacity,
@@ -52,15 +68,37 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
           timeToLive: (exit) =>
             Exit.isSuccess(exit) ? Duration.millis(Math.max(0, Math.min(ttlMs, exit.value.expiresInMs))) : 0,
         })
+        const forget = (hash: string) =>
+          Effect.suspend(() => {
+            forgotten++
+            return cache.invalidate(hash)
+          })
+        const forgetAll = Effect.suspend(() => {
+          forgotten++
+          return cache.invalidateAll
+        })
+        // A remembered answer from before the latest forgetting is looked up again (once more at most, then
+        // without the cache): revocations are rare, so this costs a lookup per token after each one.
+        const remembered = (
+          hash: string,
+          again = true,
+        ): Effect.Effect<BearerLookup, InvalidToken | SqlError.SqlError> =>
+          Effect.flatMap(cache.get(hash), (found) =>
+            found.stamp === forgotten
+              ? Effect.succeed(found)
+              : again
+                ? Effect.zipRight(cache.invalidate(hash), remembered(hash, false))
+                : lookup(hash),
+          )
         if (ttlMs > 0) {
           const heard = yield* (yield* LogListener).subscribeHeard
           yield* Queue.take(heard).pipe(
             Effect.flatMap((said) =>
               // Revocations may have gone unheard while the listener was deaf: nothing remembered is trusted.
               said === "hearing"
-                ? cache.invalidateAll
+                ? forgetAll
                 : said.payload.startsWith(REVOKED_TOKEN_PREFIX)
-                  ? cache.invalidate(said.payload.slice(REVOKED_TOKEN_PREFIX.length))
+                  ? forget(said.payload.slice(REVOKED_TOKEN_PREFIX.length))
                   : Effect.void,
             ),
             Effect.forever,
@@ -70,14 +108,14 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
         const authenticate = (token: string) =>
           isAccessTokenShaped(token)
             ? Effect.map(
-                ttlMs === 0 ? lookup(accessTokenHash(token)) : cache.get(accessTokenHash(token)),
+                ttlMs === 0 ? lookup(accessTokenHash(token)) : remembered(accessTokenHash(token)),
                 (found) => found.principal,
               )
             : Effect.fail(new InvalidToken({ reason: "malformed" }))
         return {
           authenticate,
-          forget: (token: string) => cache.invalidate(accessTokenHash(token)),
-          forgetAll: cache.invalidateAll,
+          forget: (token: string) => forget(accessTokenHash(token)),
+          forgetAll,
         }
       }),
     )

@@ -1,7 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { accessTokenHash, BearerTokens, issueToken, revokeCredential, revokeToken } from "../../src/index.js"
+import { Context, Deferred, Effect, Fiber, Layer } from "effect"
+import {
+  accessTokenHash,
+  BearerTokens,
+  issueToken,
+  lookupBearer,
+  revokeCredential,
+  revokeToken,
+} from "../../src/index.js"
 import { serviceDatabase } from "../services/service-fixtures.js"
 import { invalidToken, newClient, ttl } from "./auth-fixtures.js"
 
@@ -45,6 +52,38 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
         invalidToken("revoked")(otherRefused.error)
         expect(otherRefused.at - credentialRevokedAt).toBeLessThan(2_000)
       }),
+  )
+
+  it.scoped("does not remember a lookup that read the token before a revocation heard meanwhile", () =>
+    Effect.gen(function* () {
+      const { credentials } = yield* newClient
+      const token = yield* issueToken(credentials, ttl)
+      // The first lookup reads the token while it is valid; its answer comes back after the revocation was
+      // heard (a slow connection), as the audit reproduced with a delaying proxy.
+      const read = yield* Deferred.make<void>()
+      const answer = yield* Deferred.make<void>()
+      let lookups = 0
+      const slowFirst = (hash: string) =>
+        lookups++ === 0
+          ? lookupBearer(hash).pipe(
+              Effect.tap(() => Deferred.succeed(read, undefined)),
+              Effect.zipLeft(Deferred.await(answer)),
+            )
+          : lookupBearer(hash)
+      const tokens = yield* Effect.map(
+        Layer.build(BearerTokens.layer({ ttlSeconds: 60, capacity: 100 }, slowFirst)),
+        Context.get(BearerTokens),
+      )
+      const during = yield* Effect.fork(Effect.either(tokens.authenticate(token.access_token)))
+      yield* Deferred.await(read)
+      yield* revokeToken({ ...credentials, token: token.access_token })
+      yield* tokens.forget(token.access_token)
+      yield* Deferred.succeed(answer, undefined)
+      const duringResult = yield* Fiber.join(during)
+      expect(duringResult._tag).toBe("Left")
+      invalidToken("revoked")(yield* Effect.flip(tokens.authenticate(token.access_token)))
+      expect(lookups).toBe(3)
+    }),
   )
 
   it.scoped("still stops honouring a revocation it never heard within the cache's lifetime", () =>
