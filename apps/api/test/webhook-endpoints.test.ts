@@ -91,6 +91,11 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
         })
         expect(replay.headers.get("idempotent-replayed")).toBe("true")
         expect(replay.text).toBe(created.text)
+        // Answers that show the secret are not to be stored by any cache, first answer and replay alike.
+        for (const reply of [created, replay]) {
+          expect(reply.headers.get("cache-control")).toBe("no-store")
+          expect(reply.headers.get("pragma")).toBe("no-cache")
+        }
 
         const got = yield* call("GET", `${hooks}/${created.body.id}`, { token })
         expect(got.status).toBe(200)
@@ -127,6 +132,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
 
         const rotated = yield* call("POST", `${hooks}/${id}/rotate-secret`, { token })
         expect(rotated.status).toBe(200)
+        expect(rotated.headers.get("cache-control")).toBe("no-store")
         expect(rotated.body.secret).toMatch(/^whsec_/)
         expect(rotated.body.secret).not.toBe(created.body.secret)
         expect(rotated.body.version).toBe(5)

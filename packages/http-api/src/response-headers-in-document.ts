@@ -1,5 +1,6 @@
 import { API_VERSION } from "./api-version.js"
 import { isTokenEndpoint, type Json, mapResponses, securedBy } from "./document-json.js"
+import { answersSigningSecret } from "./secret-paths.js"
 
 const text = { type: "string" }
 
@@ -48,12 +49,14 @@ const headers: Record<string, Json> = {
     schema: text,
   },
   NoStore: {
-    description: "Answers with a token or a client secret are never cached (RFC 6749 5.1).",
+    description:
+      "Answers with a token, a client secret or a webhook signing secret are never cached (RFC 6749 5.1).",
     required: true,
     schema: { ...text, const: "no-store" },
   },
   NoCache: {
-    description: "Answers with a token or a client secret are never cached (RFC 6749 5.1).",
+    description:
+      "Answers with a token, a client secret or a webhook signing secret are never cached (RFC 6749 5.1).",
     required: true,
     schema: { ...text, const: "no-cache" },
   },
@@ -99,7 +102,7 @@ const headersOf = (path: string, operation: Json, status: string, response: Json
     ...(status === "429" || status === "503" ? { "Retry-After": ref("RetryAfter") } : {}),
     ...(status === "401" && (partner || admin) ? { "WWW-Authenticate": ref("BearerChallenge") } : {}),
     ...(status === "401" && oauth ? { "WWW-Authenticate": ref("BasicChallenge") } : {}),
-    ...(oauth || showsClientSecret(response, schemas)
+    ...(oauth || answersSigningSecret(path) || showsClientSecret(response, schemas)
       ? { "Cache-Control": ref("NoStore"), Pragma: ref("NoCache") }
       : {}),
     ...(takesIdempotencyKey(operation) && replayable(status)
@@ -111,7 +114,7 @@ const headersOf = (path: string, operation: Json, status: string, response: Json
 /**
  * An OpenAPI transform of the whole document: every response lists the headers the server sets on it
  * (request id and version everywhere, the rate limit's after authentication, Retry-After on 429 and 503, the
- * challenge on 401, no-store on the token endpoints, Idempotent-Replayed where a replay can answer), each
+ * challenge on 401, no-store on the token endpoints and where a secret is shown, Idempotent-Replayed where a replay can answer), each
  * described once under `components.headers`. The platform documents no response headers of its own.
  */
 export const responseHeadersInDocument = (spec: Json): Json => {

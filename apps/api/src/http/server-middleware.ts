@@ -1,6 +1,6 @@
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { API_VERSION, ApiError } from "@points/http-api"
+import { API_VERSION, ApiError, answersSigningSecret } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
 import { Settings } from "../config.js"
@@ -59,13 +59,16 @@ const bodiesOverBudget = () =>
 
 /**
  * The headers every answer to a request for `path` carries: its request id, `Api-Version`, and on the OAuth
- * endpoints `Cache-Control: no-store` and `Pragma: no-cache`.
+ * endpoints and those answering a webhook signing secret `Cache-Control: no-store` and `Pragma: no-cache`.
  */
 export const commonHeaders = (path: string, requestId: string): Readonly<Record<string, string>> => ({
   "X-Request-Id": requestId,
   "Api-Version": API_VERSION,
-  // Every answer of the OAuth endpoints, errors included, is not to be stored (RFC 6749 5.1).
-  ...(isOAuthPath(path) ? { "Cache-Control": "no-store", Pragma: "no-cache" } : {}),
+  // Every answer of the OAuth endpoints, errors included, is not to be stored (RFC 6749 5.1), nor one that
+  // shows a secret once.
+  ...(isOAuthPath(path) || answersSigningSecret(path)
+    ? { "Cache-Control": "no-store", Pragma: "no-cache" }
+    : {}),
 })
 
 /** Why a request is answered before routing, and the headers that answer adds. */
