@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Duration, Effect } from "effect"
 import { hasSqlState } from "../database/sql-state.js"
+import { recordLapsedAttempts } from "./cut-off-attempts.js"
 
 /** How long a claim waits for the claims' lock before it gives up and claims nothing this time. */
 export const CLAIM_LOCK_TIMEOUT_MS = 5_000
@@ -36,6 +37,9 @@ const claimLock = (timeoutMs: number) => `
   SELECT set_config('lock_timeout', '${Math.max(1, Math.round(timeoutMs))}ms', true) AS lock_timeout,
          pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0)) AS locked`
 
+/** The most lapsed attempts a claim records before it claims: the rest are recorded by the next claims. */
+const LAPSED_PER_CLAIM = 100
+
 /** PostgreSQL's SQLSTATE for a lock not obtained within lock_timeout. */
 const LOCK_NOT_AVAILABLE = "55P03"
 
@@ -50,7 +54,8 @@ const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_
  * every slot, and another partner's webhook is claimed as soon as one is free; and a receiver that hangs
  * holds one of its partner's slots once its first attempt has failed, not the partner's whole share, while
  * the partner's other endpoints get theirs. An attempt stays claimed only until its lease runs out, so a
- * dispatcher that died releases its attempts by doing nothing (they count as in flight until then). Claims
+ * dispatcher that died releases its attempts by doing nothing (they count as in flight until then; the claim
+ * after that records each as cut off, its outcome unknown, and claims its next attempt, made at once). Claims
  * take turns (one lock; a claim that waits for it longer than CLAIM_LOCK_TIMEOUT_MS claims nothing); rows
  * another transaction holds are skipped, not waited for. Committed at once: the row locks last only for the
  * claim, the lease keeps the attempt after. Its cost grows with the number of endpoints that have pending
@@ -65,17 +70,21 @@ export const claimDueDeliveries = (options: {
   readonly lockTimeout?: Duration.DurationInput
 }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(
-      Effect.zipRight(
-        sql.unsafe(
-          claimLock(
-            options.lockTimeout === undefined
-              ? CLAIM_LOCK_TIMEOUT_MS
-              : Duration.toMillis(Duration.decode(options.lockTimeout)),
+    // Attempts whose lease ran out unrecorded are recorded first, each as an attempt of its own, so that what
+    // is claimed of them is their next attempt.
+    Effect.zipRight(
+      recordLapsedAttempts({ lease: options.lease, limit: LAPSED_PER_CLAIM }),
+      sql.withTransaction(
+        Effect.zipRight(
+          sql.unsafe(
+            claimLock(
+              options.lockTimeout === undefined
+                ? CLAIM_LOCK_TIMEOUT_MS
+                : Duration.toMillis(Duration.decode(options.lockTimeout)),
+            ),
           ),
-        ),
-        // After the lock, in its own statement: its snapshot sees the leases of every claim before it.
-        sql<ClaimedDelivery>`
+          // After the lock, in its own statement: its snapshot sees the leases of every claim before it.
+          sql<ClaimedDelivery>`
           WITH RECURSIVE pending_endpoints AS (
             -- Each endpoint with a pending attempt, and its earliest (one index descent each): an endpoint
             -- whose earliest is not due yet has nothing due, and costs nothing more.
@@ -117,7 +126,7 @@ export const claimDueDeliveries = (options: {
               SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS n
               FROM webhook_deliveries d
               WHERE d.partner_id = e.partner_id AND d.endpoint_id = e.endpoint_id AND d.status = 'pending'
-                AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now())
+                AND d.next_attempt_at <= now() AND d.lease_until IS NULL
               ORDER BY d.next_attempt_at, d.id
               LIMIT least(greatest(endpoint.share - endpoint.in_flight, 0), ${options.perPartner} - partners.in_flight,
                           ${options.limit})
@@ -134,7 +143,7 @@ export const claimDueDeliveries = (options: {
             ORDER BY turn, next_attempt_at, id LIMIT ${options.limit}
           ), due AS (
             SELECT d.id FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
-            WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= now())
+            WHERE d.status = 'pending' AND d.lease_until IS NULL
             FOR UPDATE OF d SKIP LOCKED
           ), claimed AS (
             UPDATE webhook_deliveries d
@@ -158,6 +167,7 @@ export const claimDueDeliveries = (options: {
           LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id AND e.partner_id = c.partner_id
           LEFT JOIN webhook_signing_secrets s ON s.id = e.secret_id AND s.partner_id = c.partner_id
           ORDER BY c.next_attempt_at, c.id`,
+        ),
       ),
     ),
   ).pipe(
@@ -192,13 +202,4 @@ export const untilNextDue = (perPartner: number) =>
         ORDER BY next.next_attempt_at LIMIT 1`,
       (rows) => (rows[0] === undefined ? null : Duration.millis(Math.max(0, rows[0].wait_ms))),
     ),
-  )
-
-/** Gives a claimed attempt back at once (a dispatcher stopping before it made it): no wait for its lease. */
-export const releaseClaim = (id: string, token: string) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`
-      UPDATE webhook_deliveries SET lease_until = NULL
-      WHERE id = ${id} AND leased_by = ${token} AND status = 'pending'`,
   )

@@ -5,7 +5,8 @@ import type { InlineProjection } from "../event-store/inline-projection.js"
 import type { LogNotifier } from "../event-store/log-notifier.js"
 import { uuidV7 } from "../ids/uuid-v7.js"
 import { attemptDelivery } from "./attempt-delivery.js"
-import { type ClaimedDelivery, claimDueDeliveries, releaseClaim, untilNextDue } from "./claim-deliveries.js"
+import { type ClaimedDelivery, claimDueDeliveries, untilNextDue } from "./claim-deliveries.js"
+import { recordCutOff, STOPPED_ERROR } from "./cut-off-attempts.js"
 import { type DispatcherOptions, type DispatcherSettings, dispatcherSettings } from "./dispatcher-options.js"
 import { recordAttempt } from "./record-attempt.js"
 
@@ -25,7 +26,12 @@ const recordRetry = Schedule.exponential("200 millis").pipe(Schedule.intersect(S
 
 const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings) =>
   attemptDelivery(claim, settings).pipe(
-    Effect.onInterrupt(() => Effect.ignore(releaseClaim(claim.id, claim.leased_by))),
+    // Stopped mid-attempt: recorded as an attempt of its own, the next one made at once by whoever claims it.
+    Effect.onInterrupt(() =>
+      Effect.ignore(
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))),
+      ),
+    ),
     Effect.flatMap((result) =>
       recordAttempt(claim, result, settings).pipe(
         (record) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(record)),

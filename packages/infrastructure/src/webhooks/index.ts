@@ -1,5 +1,6 @@
 export * from "./attempt-delivery.js"
 export * from "./claim-deliveries.js"
+export * from "./cut-off-attempts.js"
 export * from "./deliveries-page.js"
 export * from "./delivery-target.js"
 export * from "./disable-endpoint.js"

@@ -1,0 +1,112 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect, Exit, Fiber, Scope } from "effect"
+import {
+  claimDueDeliveries,
+  type DispatcherOptions,
+  LAPSED_ERROR,
+  runWebhookDispatcher,
+  runWebhookFanOut,
+  STOPPED_ERROR,
+} from "../../src/index.js"
+import { newId } from "../fixtures.js"
+import {
+  createEndpoint,
+  deliveriesOf,
+  eventually,
+  publishEvent,
+  startReceiver,
+  webhookDatabase,
+} from "./webhook-fixtures.js"
+
+const quick: DispatcherOptions = {
+  retrySchedule: [0, 3600],
+  allowPrivateTargets: true,
+  pollInterval: "100 millis",
+  sendTimeout: "30 seconds",
+  lease: "40 seconds",
+}
+
+const statuses = (rows: ReadonlyArray<{ readonly attempt: number; readonly status: string }>) =>
+  rows.map((row) => [row.attempt, row.status])
+
+// One delivery record per attempt (DESIGN.md section 6), also for an attempt whose outcome is unknown.
+layer(webhookDatabase(), { excludeTestServices: true })("attempts cut off", (it) => {
+  it.scoped(
+    "a dispatcher stopped mid-attempt records it as cut off; the next attempt is made at once, as attempt 2",
+    () =>
+      Effect.gen(function* () {
+        // The first request is held until the test ends; later ones are answered.
+        const receiver = yield* startReceiver((_request, earlier) =>
+          earlier === 0 ? { hang: true } : { status: 204 },
+        )
+        const partner = newId()
+        const { endpointId } = yield* createEndpoint(partner, { url: receiver.url() })
+        yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+        yield* publishEvent(partner)
+        const first = yield* Scope.make()
+        yield* Effect.forkIn(runWebhookDispatcher(quick), first)
+        yield* eventually(
+          Effect.sync(() => receiver.received.length),
+          (n) => n === 1,
+        )
+        yield* Scope.close(first, Exit.void)
+        const [cut, next] = yield* deliveriesOf(endpointId)
+        expect(cut).toMatchObject({
+          attempt: 1,
+          status: "failed",
+          error: STOPPED_ERROR,
+          response_status: null,
+        })
+        expect(next).toMatchObject({ attempt: 2, status: "pending", leased_by: null })
+
+        yield* Effect.forkScoped(runWebhookDispatcher(quick))
+        const rows = yield* eventually(
+          deliveriesOf(endpointId),
+          (rows) => rows.at(-1)?.status === "succeeded",
+        )
+        expect(statuses(rows)).toEqual([
+          [1, "failed"],
+          [2, "succeeded"],
+        ])
+        expect(receiver.received).toHaveLength(2)
+      }),
+  )
+
+  it.scoped(
+    "an attempt whose lease ran out unrecorded (its dispatcher died) is recorded as cut off by the next claim",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const receiver = yield* startReceiver()
+        const partner = newId()
+        const { endpointId } = yield* createEndpoint(partner, { url: receiver.url() })
+        yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+        yield* publishEvent(partner)
+        yield* eventually(deliveriesOf(endpointId), (rows) => rows.length === 1)
+        // Claimed by a dispatcher that then died: its lease runs out with nothing recorded.
+        const [claimed] = yield* claimDueDeliveries({
+          limit: 1,
+          perPartner: 8,
+          lease: "40 seconds",
+          token: "dead/1",
+        })
+        expect(claimed?.endpoint_id).toBe(endpointId)
+        yield* sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE id = ${claimed?.id ?? ""}`
+
+        const dispatcher = yield* Effect.forkScoped(runWebhookDispatcher(quick))
+        const rows = yield* eventually(
+          deliveriesOf(endpointId),
+          (rows) => rows.at(-1)?.status === "succeeded",
+        )
+        expect(rows.map(({ attempt, status, error }) => ({ attempt, status, error }))).toEqual([
+          { attempt: 1, status: "failed", error: LAPSED_ERROR },
+          { attempt: 2, status: "succeeded", error: null },
+        ])
+        // Claimed at the claim's time, as the lease dates it.
+        expect(rows[0]?.attempted_at).not.toBeNull()
+        expect(receiver.received).toHaveLength(1)
+        yield* Fiber.interrupt(dispatcher)
+      }),
+  )
+})
