@@ -666,6 +666,22 @@ const endpoints: ReadonlyArray<Endpoint> = [
       refuse("LE0002", 404, "an event is another partner's", (w) =>
         post(w.a, `${hooks}/${w.endpointOfA}/replay`, { event_ids: [w.eventOfA, w.eventOfB] }),
       ),
+      refuse(
+        "LE0008",
+        409,
+        "the endpoint is disabled",
+        (w) =>
+          Effect.gen(function* () {
+            const id = yield* newEndpointOfA(w)
+            const disabled = yield* send(patch(w.a, `${hooks}/${id}`, { enabled: false }))
+            expect(disabled.status, disabled.text).toBe(200)
+            return post(w.a, `${hooks}/${id}/replay`, { event_ids: [w.eventOfA] })
+          }),
+        (reply) =>
+          expect(reply.body.errors[0].message).toBe(
+            'webhook endpoint is disabled: enable it with PATCH {"enabled": true} before replaying',
+          ),
+      ),
     ],
   },
 

@@ -115,6 +115,50 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
     )
 
     it.effect(
+      "refuses a replay to a disabled endpoint (409 LE0008), recorded against its key like any 409",
+      () =>
+        Effect.gen(function* () {
+          const { token, eventId, path } = yield* partnerWithEndpointAndEvent
+          const disabled = yield* call("PATCH", path, { token, json: { enabled: false } })
+          expect(disabled.status).toBe(200)
+
+          const headers = { "idempotency-key": "replay-while-disabled" }
+          const json = { since: "2000-01-01T00:00:00Z" }
+          const refused = yield* call("POST", `${path}/replay`, { token, json, headers })
+          expect(refused.status).toBe(409)
+          expect(refused.body.errors).toEqual([
+            {
+              id: expect.any(String),
+              code: "LE0008",
+              message:
+                'webhook endpoint is disabled: enable it with PATCH {"enabled": true} before replaying',
+            },
+          ])
+          const listed = yield* call("GET", `${path}/deliveries`, { token })
+          expect(listed.body.data).toEqual([])
+
+          // Enabled again: the key still answers its recorded refusal; a new request replays.
+          const enabled = yield* call("PATCH", path, { token, json: { enabled: true } })
+          expect(enabled.body).toMatchObject({ enabled: true })
+          const again = yield* call("POST", `${path}/replay`, { token, json, headers })
+          expect(again.status).toBe(409)
+          expect(again.headers.get("idempotent-replayed")).toBe("true")
+          expect(again.body).toEqual(refused.body)
+          expect((yield* call("GET", `${path}/deliveries`, { token })).body.data).toEqual([])
+          const replayed = yield* call("POST", `${path}/replay`, {
+            token,
+            json,
+            headers: { "idempotency-key": "replay-once-enabled" },
+          })
+          expect([replayed.status, replayed.body]).toEqual([202, { replayed: 1 }])
+          const pending = yield* call("GET", `${path}/deliveries`, { token })
+          expect(
+            pending.body.data.map((row: { event_id: string; status: string }) => [row.event_id, row.status]),
+          ).toEqual([[eventId, "pending"]])
+        }),
+    )
+
+    it.effect(
       "answers 404 LE0002 for another partner's endpoint or event, and 400 GH1006 for bad input",
       () =>
         Effect.gen(function* () {

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import {
   AlreadyClosed,
   DuplicateReferenceId,
+  EndpointDisabled,
   ErrorCode,
   errorStatus,
   IdempotencyKeyInProgress,
@@ -54,6 +55,10 @@ const examples: ReadonlyArray<readonly [PlatformError, string]> = [
   [
     new LimitReached({ resource: "webhook endpoints", limit: 20 }),
     "limit reached: a partner has at most 20 webhook endpoints",
+  ],
+  [
+    new EndpointDisabled({ endpointId: "e" }),
+    'webhook endpoint is disabled: enable it with PATCH {"enabled": true} before replaying',
   ],
 
   [

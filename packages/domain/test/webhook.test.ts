@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, TestClock } from "effect"
+import { Duration, Effect, Either, TestClock } from "effect"
 import {
+  EndpointDisabled,
   InvalidParams,
   LimitReached,
   ResourceNotFound,
@@ -282,6 +283,43 @@ describe("Webhook endpoint: disabling", () => {
       const renamed = replay(decider, [...history, updated({ enabled: false, description: "x" })])
       expect(renamed._tag === "Live" && renamed.disabledReason).toBe("failing")
     }),
+  )
+})
+
+describe("Webhook endpoint: replay", () => {
+  const targetOf = (history: ReadonlyArray<WebhookEndpoint.WebhookEndpointEvent>) =>
+    Effect.either(WebhookEndpoint.replayTarget(replay(decider, history), endpointId))
+  const refused = new EndpointDisabled({ endpointId })
+
+  it.effect("replays to an enabled endpoint, the state it was decided on", () =>
+    Effect.gen(function* () {
+      const target = yield* WebhookEndpoint.replayTarget(replay(decider, [created]), endpointId)
+      expect(target).toMatchObject({ endpointId, enabled: true, eventTypes: created.eventTypes })
+      const enabledAgain = yield* targetOf([created, disabled("gone"), updated({ enabled: true })])
+      expect(enabledAgain._tag).toBe("Right")
+    }),
+  )
+
+  it.effect(
+    "refuses a disabled endpoint (LE0008), whoever disabled it; LE0002 an unknown or deleted one",
+    () =>
+      Effect.gen(function* () {
+        for (const history of [
+          [created, disabled("gone")],
+          [created, disabled("failing")],
+          [created, updated({ enabled: false })],
+          [WebhookEndpoint.WebhookEndpointCreated.make({ ...created, enabled: false })],
+        ]) {
+          expect(yield* targetOf(history)).toEqual(Either.left(refused))
+        }
+        expect(yield* targetOf([])).toEqual(Either.left(notFound))
+        expect(yield* targetOf([created, deleted])).toEqual(Either.left(notFound))
+        expect([refused.code, refused.status, refused.message]).toEqual([
+          "LE0008",
+          409,
+          'webhook endpoint is disabled: enable it with PATCH {"enabled": true} before replaying',
+        ])
+      }),
   )
 })
 

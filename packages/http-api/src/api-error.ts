@@ -56,7 +56,7 @@ export const errorMeaning: Readonly<Record<ErrorStatus, string>> = {
   400: "The request is malformed: one error entry per problem found (GH1006 each invalid field, LE1001 a points movement's, IK1003, GH1007)",
   401: "Not authenticated: a missing, malformed, unknown, expired or revoked token (GH1003), or bad client credentials (GH1001)",
   404: "Not found: the resource, or one of another partner (LE0002), or the route (NN1002)",
-  409: "Conflict with the current state (LE0001, LE0004, LE0006, LE1001, LE3001), a limit reached (LE0007) or the Idempotency-Key in progress (IK1002)",
+  409: "Conflict with the current state (LE0001, LE0004, LE0006, LE1001, LE3001), a limit reached (LE0007), a replay to a disabled webhook endpoint (LE0008) or the Idempotency-Key in progress (IK1002)",
   413: "The body is larger than the limit (GH1008)",
   415: "The body is not of a media type the operation takes (GH1010)",
   422: "Refused by a business rule (LE2001, LE2002) or the Idempotency-Key reused for another request (IK1001)",

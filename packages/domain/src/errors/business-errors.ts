@@ -104,6 +104,24 @@ export class LimitReached extends Schema.TaggedError<LimitReached>()("LimitReach
   }
 }
 
+/**
+ * LE0008: a replay to a webhook endpoint that is disabled (by the partner, or by the platform after a 410 or 5
+ * days of failures). Its attempts would end at once, unsent; enable the endpoint first. Nothing was scheduled.
+ */
+export class EndpointDisabled extends Schema.TaggedError<EndpointDisabled>()("EndpointDisabled", {
+  endpointId: Schema.String,
+}) {
+  get code() {
+    return "LE0008" as const
+  }
+  get status() {
+    return errorStatus[this.code]
+  }
+  override get message() {
+    return 'webhook endpoint is disabled: enable it with PATCH {"enabled": true} before replaying'
+  }
+}
+
 /** LE1001 has two published meanings; the reason says which, and with it the status. */
 export const PointsAccountConflictReason = Schema.Literal("AccountAlreadyOpen", "UserIdNotAString")
 export type PointsAccountConflictReason = typeof PointsAccountConflictReason.Type

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import type {
   AlreadyClosed,
   DuplicateReferenceId,
+  EndpointDisabled,
   IllegalOrderTransition,
   InsufficientPoints,
   LimitReached,
@@ -34,6 +35,7 @@ export type BusinessError =
   | AlreadyClosed
   | DuplicateReferenceId
   | LimitReached
+  | EndpointDisabled
   | PointsAccountConflict
   | NoPointsAccount
   | InsufficientPoints
@@ -79,6 +81,7 @@ export const ErrorCode = Schema.Literal(
   "LE0004",
   "LE0006",
   "LE0007",
+  "LE0008",
   "LE1001",
   "LE2001",
   "LE2002",

@@ -23,6 +23,7 @@ export const errorStatus: { readonly [Code in ErrorCode]: HttpStatus } = {
   LE0004: 409,
   LE0006: 409,
   LE0007: 409,
+  LE0008: 409,
   LE1001: 409,
   LE2001: 422,
   LE2002: 422,

@@ -10,6 +10,7 @@ export type { WebhookEndpointError } from "./decide.js"
 export * from "./event-types.js"
 export * from "./events.js"
 export * from "./public-event-subject.js"
+export * from "./replay-target.js"
 export * from "./state.js"
 export * from "./url.js"
 export { decide, evolve }

@@ -20,6 +20,7 @@ import publicEventsTransaction from "./0018_public_events_transaction.js"
 import transactionsTransaction from "./0019_transactions_transaction.js"
 import ordersUsersTransaction from "./0020_orders_users_transaction.js"
 import cursorSecrets from "./0021_cursor_secrets.js"
+import webhookDisabledInFlight from "./0022_webhook_disabled_in_flight.js"
 import webhookEndpointTurns from "./0023_webhook_endpoint_turns.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
@@ -45,5 +46,6 @@ export const migrations = Migrator.fromRecord({
   "0019_transactions_transaction": transactionsTransaction,
   "0020_orders_users_transaction": ordersUsersTransaction,
   "0021_cursor_secrets": cursorSecrets,
+  "0022_webhook_disabled_in_flight": webhookDisabledInFlight,
   "0023_webhook_endpoint_turns": webhookEndpointTurns,
 })

@@ -6,6 +6,7 @@ import {
   type ResourceKind,
   ResourceNotFound,
   UserId,
+  WebhookEndpointId,
 } from "@points/domain"
 import { Effect } from "effect"
 
@@ -27,3 +28,6 @@ export const partnerIdOf = idOf("partner", PartnerId.make)
 
 /** A client id from a request; LE0002 naming the client unless it is a UUID v7. */
 export const clientIdOf = idOf("client", ClientId.make)
+
+/** A webhook endpoint id from a request; LE0002 naming the endpoint unless it is a UUID v7. */
+export const webhookEndpointIdOf = idOf("webhook endpoint", WebhookEndpointId.make)

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import {
   InvalidParams,
   isUuid,
@@ -5,8 +6,10 @@ import {
   millisecondBoundOf,
   ResourceNotFound,
   timestampProblem,
+  WebhookEndpoint,
 } from "@points/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { readOnly, webhookStream } from "../event-store/stream-handle.js"
 import type { PageRequest } from "../projections/keyset-page.js"
 import { getWebhookEndpoint } from "../projections/webhook-endpoints.js"
 import { selectDeliveriesPage } from "../webhooks/deliveries-page.js"
@@ -15,7 +18,9 @@ import {
   selectEventsBetween,
   selectPartnerEvents,
 } from "../webhooks/schedule-replay.js"
-import type { RequestContext } from "./request-context.js"
+import { appendContextOf, type RequestContext } from "./request-context.js"
+import { webhookEndpointIdOf } from "./resource-ids.js"
+import { runUnitOfWork } from "./run-unit-of-work.js"
 
 /** The most events one replay request may select: a larger range is refused, to be split by the caller. */
 export const MAX_REPLAY_EVENTS = 10_000
@@ -45,11 +50,37 @@ export const listWebhookDeliveries = (context: RequestContext, endpointId: strin
     return yield* selectDeliveriesPage(context.partnerId, endpointId, request)
   }).pipe(Effect.withSpan("webhooks.deliveries"))
 
+// The endpoint as its stream has it, read in a unit of work that only reads the stream: locked FOR SHARE until
+// the caller's transaction ends. A disable (which locks it FOR UPDATE) either committed first and is seen
+// here, or waits until the replayed attempts are scheduled and then ends them with the endpoint's others.
+const lockedReplayTarget = (context: RequestContext, endpointId: string) =>
+  Effect.gen(function* () {
+    const id = yield* webhookEndpointIdOf(endpointId)
+    const outcome = yield* runUnitOfWork(
+      { endpoint: readOnly(webhookStream(id)) },
+      (s) => Effect.as(WebhookEndpoint.replayTarget(s.endpoint, id), {}),
+      appendContextOf(context),
+    )
+    // The state the unit decided on (it appended nothing), as the live endpoint it was accepted as.
+    return yield* WebhookEndpoint.replayTarget(outcome.states.endpoint, id)
+  })
+
+// Runs `effect` in the caller's transaction (the idempotency record's), or in one of its own: the lock taken
+// on the endpoint's stream must last until the attempts it guards are scheduled.
+const inOneTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const nested = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+    return yield* nested ? effect : sql.withTransaction(effect)
+  })
+
 /**
  * Replays public events to one of the partner's endpoints: a new first attempt of each, keeping the event's
  * id. `event_ids` selects exactly those (any that is not the partner's event: LE0002, nothing replayed);
  * `since` / `until` select the events that occurred in `[since, until)` and that the endpoint subscribes to.
- * GH1006 for a bad or empty selection, or one of more than MAX_REPLAY_EVENTS events.
+ * LE0002 for an endpoint the partner does not have; LE0008 for a disabled one (decided on its stream, locked
+ * until the attempts are scheduled, so a concurrent disable comes wholly before or after); GH1006 for a bad
+ * or empty selection, or one of more than MAX_REPLAY_EVENTS events.
  */
 export const replayWebhookDeliveries = (
   context: RequestContext,
@@ -58,7 +89,7 @@ export const replayWebhookDeliveries = (
 ) =>
   Effect.gen(function* () {
     const { partnerId } = context
-    const endpoint = yield* getWebhookEndpoint(partnerId, endpointId)
+    const endpoint = yield* lockedReplayTarget(context, endpointId)
     const byIds = request.event_ids !== undefined
     if (byIds && (request.since !== undefined || request.until !== undefined)) {
       return yield* new InvalidParams({
@@ -92,7 +123,7 @@ export const replayWebhookDeliveries = (
         partnerId,
         since,
         until,
-        types: endpoint.event_types,
+        types: endpoint.eventTypes,
         limit: MAX_REPLAY_EVENTS + 1,
       })
       if (eventIds.length > MAX_REPLAY_EVENTS) {
@@ -105,4 +136,4 @@ export const replayWebhookDeliveries = (
     }
     if (eventIds.length > 0) yield* scheduleFirstAttempts(partnerId, endpointId, eventIds)
     return { replayed: eventIds.length }
-  }).pipe(Effect.withSpan("webhooks.replay"))
+  }).pipe(inOneTransaction, Effect.withSpan("webhooks.replay"))

@@ -1,6 +1,4 @@
 import {
-  isUuidV7,
-  ResourceNotFound,
   SigningSecretId,
   WebhookEndpoint,
   WebhookEndpointId,
@@ -19,6 +17,7 @@ import {
 import { endPendingAttempts } from "../webhooks/disable-endpoint.js"
 import { DEFAULT_SECRET_GRACE_SECONDS } from "./partners.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
+import { webhookEndpointIdOf } from "./resource-ids.js"
 import { runUnitOfWork } from "./run-unit-of-work.js"
 import { newSigningSecret, storeSigningSecret } from "./signing-secrets.js"
 import { writeThenRead } from "./write-then-read.js"
@@ -43,12 +42,6 @@ export interface UpdateEndpointInput {
   readonly description?: string | null | undefined
   readonly enabled?: boolean | undefined
 }
-
-// Every endpoint id the platform issues is a UUID v7; anything else names no endpoint.
-const endpointIdOf = (id: string) =>
-  isUuidV7(id)
-    ? Effect.succeed(WebhookEndpointId.make(id))
-    : Effect.fail(new ResourceNotFound({ resource: "webhook endpoint", id }))
 
 const onEndpoint = (context: RequestContext, command: WebhookEndpoint.WebhookEndpointCommand) =>
   runUnitOfWork(
@@ -128,7 +121,7 @@ export const updateWebhookEndpoint = (
   policy: EndpointTargetPolicy,
 ) =>
   Effect.gen(function* () {
-    const id = yield* endpointIdOf(endpointId)
+    const id = yield* webhookEndpointIdOf(endpointId)
     const command = WebhookEndpoint.UpdateEndpoint.make({
       endpointId: id,
       allowPrivateTargets: policy.allowPrivateTargets,
@@ -151,7 +144,7 @@ export const updateWebhookEndpoint = (
  * signs too for a day. Both values stay stored. LE0002 unknown.
  */
 export const rotateWebhookEndpointSecret = (context: RequestContext, endpointId: string) =>
-  Effect.flatMap(endpointIdOf(endpointId), (id) =>
+  Effect.flatMap(webhookEndpointIdOf(endpointId), (id) =>
     withNewSecret(context, id, (secretId) =>
       Effect.succeed(
         WebhookEndpoint.RotateEndpointSecret.make({
@@ -169,7 +162,7 @@ export const rotateWebhookEndpointSecret = (context: RequestContext, endpointId:
  */
 export const removeWebhookEndpoint = (context: RequestContext, endpointId: string) =>
   Effect.gen(function* () {
-    const id = yield* endpointIdOf(endpointId)
+    const id = yield* webhookEndpointIdOf(endpointId)
     // The state the deletion was decided on (the last attempt's, when the unit was retried).
     let deleted: WebhookEndpoint.WebhookEndpointState = WebhookEndpoint.absent
     yield* writeThenRead(

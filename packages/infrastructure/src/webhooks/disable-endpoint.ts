@@ -14,9 +14,11 @@ const why: Record<DisabledBy, string> = {
 }
 
 /**
- * Ends a disabled endpoint's pending attempts as failed, saying who disabled it (except those a dispatcher is
- * making right now: they end when recorded), and forgets its failing streak, so that an endpoint enabled again
- * starts afresh. Run in the transaction that disables it: once that commits, none of them can be claimed.
+ * Ends a disabled endpoint's pending attempts as failed, saying who disabled it, except those a dispatcher is
+ * making right now: they end when recorded, marked with their claim's token (`disabled_during_lease`) so that a
+ * failure schedules no retry and starts no streak even if the endpoint is enabled again before it is recorded.
+ * Forgets the failing streak, so that an endpoint enabled again starts afresh. Run in the transaction that
+ * disables it: once that commits, none of them can be claimed.
  */
 export const endPendingAttempts = (endpointId: string, disabledBy: DisabledBy) =>
   Effect.gen(function* () {
@@ -26,6 +28,11 @@ export const endPendingAttempts = (endpointId: string, disabledBy: DisabledBy) =
       SET status = 'failed', attempted_at = now(), next_attempt_at = NULL, error = ${`not attempted: ${why[disabledBy]}`}
       WHERE endpoint_id = ${endpointId} AND status = 'pending'
         AND (lease_until IS NULL OR lease_until <= now())`
+    // After the ending, in its own statement: an attempt claimed while that one waited for its row is leased
+    // by now, and seen here. now() is the transaction's, so the two statements split the rows by one instant.
+    yield* sql`
+      UPDATE webhook_deliveries SET disabled_during_lease = leased_by
+      WHERE endpoint_id = ${endpointId} AND status = 'pending' AND lease_until > now()`
     yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${endpointId}`
   })
 

@@ -25,9 +25,9 @@ export interface AttemptResult {
  * Records an attempt in one transaction: the claimed row becomes succeeded or failed, the endpoint's failing
  * streak is cleared by a success or started by a failure, and a streak older than `disableAfterFailingFor`,
  * or a 410, disables the endpoint; otherwise a failure schedules the next attempt as a pending row, unless the
- * endpoint was disabled or deleted while the attempt was being made. Only the claim's holder records: when its
- * lease ran out and another dispatcher took the attempt over, nothing is written (false), and the other one's
- * record stands.
+ * endpoint was disabled at any time since the claim (even if enabled again since) or deleted. Only the
+ * claim's holder records: when its lease ran out and another dispatcher took the attempt over, nothing is
+ * written (false), and the other one's record stands.
  */
 export const recordAttempt = (
   claim: ClaimedDelivery,
@@ -47,17 +47,20 @@ export const recordAttempt = (
         read: [],
       })
     }
-    const updated = yield* sql`
+    const updated = yield* sql<{ disabled_meanwhile: boolean }>`
       UPDATE webhook_deliveries
       SET status = ${result.status}, response_status = ${result.responseStatus},
           duration_ms = ${result.durationMs}, error = ${result.error}, attempted_at = ${claim.claimed_at},
           next_attempt_at = NULL
       WHERE id = ${claim.id} AND leased_by = ${claim.leased_by} AND status = 'pending'
-      RETURNING id`
-    if (updated.length === 0) return false
-    // A failure while the endpoint was disabled or deleted starts no streak (the disable ended it, and one
-    // started now would count from before an enabling) and schedules no retry.
-    const enabled = failed && (yield* isEnabled(claim))
+      RETURNING disabled_during_lease IS NOT DISTINCT FROM leased_by AS disabled_meanwhile`
+    const [row] = updated
+    if (row === undefined) return false
+    // A failure of an attempt whose endpoint was disabled since its claim, or is deleted, starts no streak (the
+    // disable ended it, and one started now would count from before an enabling) and schedules no retry. The
+    // endpoint being enabled now is not enough: it may have been disabled and enabled again meanwhile, and the
+    // disable promised that no retry would follow (the mark on the row says so).
+    const enabled = failed && !row.disabled_meanwhile && (yield* isEnabled(claim))
     let disable = result.disable
     if (result.made && result.status === "succeeded") {
       yield* sql`DELETE FROM webhook_endpoint_failures WHERE endpoint_id = ${claim.endpoint_id}`

@@ -452,6 +452,43 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
       }),
   )
 
+  it.scoped("an attempt in flight across a disable and an enabling schedules no retry if it fails", () =>
+    Effect.gen(function* () {
+      const inFlight = gate()
+      const released = gate()
+      let requests = 0
+      const receiver = yield* startReceiver(() => {
+        if (requests++ > 0) return { status: 204 }
+        inFlight.open()
+        return { status: 500, after: released.opened }
+      })
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      // A retry would be due at once: a second request would arrive before the test looks.
+      yield* runDelivery({ ...quick, retrySchedule: [0, 0] })
+      const first = yield* publishEvent(partner)
+      yield* Effect.promise(() => inFlight.opened)
+
+      const context = {
+        partnerId: PartnerId.make(partner),
+        requestId: `req-${newId()}`,
+        idempotencyKey: null,
+      }
+      const allow = { allowPrivateTargets: true }
+      yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: false }, allow)
+      yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: true }, allow)
+      released.open()
+      yield* eventually(deliveriesOf(endpoint.endpointId), (r) => r[0]?.status === "failed")
+      const next = yield* publishEvent(partner)
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
+      expect(rows.map((row) => [row.event_id, row.attempt, row.status])).toEqual([
+        [first, 1, "failed"],
+        [next, 1, "succeeded"],
+      ])
+      expect(receiver.withId(first)).toHaveLength(1)
+    }),
+  )
+
   it.scoped("a failed attempt recorded while the partner's disable commits leaves no retry pending", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

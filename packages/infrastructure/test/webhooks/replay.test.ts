@@ -1,13 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { PartnerId } from "@points/domain"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import {
+  disableEndpoint,
   listWebhookDeliveries,
   type RequestContext,
   replayWebhookDeliveries,
   runWebhookDispatcher,
   runWebhookFanOut,
+  updateWebhookEndpoint,
 } from "../../src/index.js"
 import { newId } from "../fixtures.js"
 import {
@@ -152,6 +154,137 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
         ),
       ).toBe("GH1006 since selects more than 10000 events; replay a shorter range at a time")
       expect(yield* deliveriesOf(endpoint.endpointId)).toEqual([])
+    }),
+  )
+
+  it.effect("refuses a disabled endpoint (LE0008), whoever disabled it, scheduling nothing", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const partner = newId()
+      const context = contextOf(partner)
+      const allow = { allowPrivateTargets: true }
+      const byPartner = yield* createEndpoint(partner, { url: "https://hooks.example.com/partner" })
+      const byPlatform = yield* createEndpoint(partner, { url: "https://hooks.example.com/gone" })
+      const event = yield* publishEvent(partner, { occurredAt: new Date("2025-01-01T12:00:00Z") })
+      yield* updateWebhookEndpoint(context, byPartner.endpointId, { enabled: false }, allow)
+      yield* sql.withTransaction(disableEndpoint(partner, byPlatform.endpointId, "gone"))
+
+      for (const endpoint of [byPartner, byPlatform]) {
+        for (const request of [{ event_ids: [event] }, { since: "2000-01-01T00:00:00Z" }]) {
+          const refused = yield* Effect.flip(replayWebhookDeliveries(context, endpoint.endpointId, request))
+          expect(refused._tag === "EndpointDisabled" && [refused.code, refused.status]).toEqual([
+            "LE0008",
+            409,
+          ])
+        }
+        expect(yield* deliveriesOf(endpoint.endpointId)).toEqual([])
+      }
+
+      // Enabled again, it takes what it missed.
+      yield* updateWebhookEndpoint(context, byPlatform.endpointId, { enabled: true }, allow)
+      expect(
+        yield* replayWebhookDeliveries(context, byPlatform.endpointId, { since: "2000-01-01T00:00:00Z" }),
+      ).toEqual({ replayed: 1 })
+      const rows = yield* deliveriesOf(byPlatform.endpointId)
+      expect(rows.map((row) => [row.event_id, row.attempt, row.status])).toEqual([[event, 1, "pending"]])
+    }),
+  )
+
+  // Some session waits for a lock: the statement held up by the other transaction.
+  const someoneWaitsForALock = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ waiting: number }>`
+        SELECT count(*)::int AS waiting FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+      (rows) => (rows[0]?.waiting ?? 0) > 0,
+    ),
+  )
+
+  it.effect("a replay waits for a disable being committed, and is then refused", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const partner = newId()
+      const context = contextOf(partner)
+      const endpoint = yield* createEndpoint(partner, { url: "https://hooks.example.com/in" })
+      const event = yield* publishEvent(partner)
+      const disabled = yield* Deferred.make<void>()
+      const commit = yield* Deferred.make<void>()
+      const disabling = yield* Effect.fork(
+        sql.withTransaction(
+          updateWebhookEndpoint(
+            context,
+            endpoint.endpointId,
+            { enabled: false },
+            { allowPrivateTargets: true },
+          ).pipe(
+            Effect.zipRight(Deferred.succeed(disabled, undefined)),
+            Effect.zipRight(Deferred.await(commit)),
+          ),
+        ),
+      )
+      yield* Deferred.await(disabled)
+      const replaying = yield* Effect.fork(
+        Effect.either(replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [event] })),
+      )
+      // Read before the disable commits, the endpoint would still look enabled: the replay must wait for it.
+      yield* eventually(
+        Effect.zipWith(
+          someoneWaitsForALock,
+          Fiber.poll(replaying),
+          (waits, done) => waits || done._tag === "Some",
+        ),
+        (waitsOrDone) => waitsOrDone,
+      )
+      yield* Deferred.succeed(commit, undefined)
+      yield* Fiber.join(disabling)
+      const replayed = yield* Fiber.join(replaying)
+      expect(replayed._tag === "Left" && replayed.left._tag).toBe("EndpointDisabled")
+      expect(yield* deliveriesOf(endpoint.endpointId)).toEqual([])
+    }),
+  )
+
+  it.effect("a disable waits for a replay being committed, then ends the attempts it scheduled", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const partner = newId()
+      const context = contextOf(partner)
+      const endpoint = yield* createEndpoint(partner, { url: "https://hooks.example.com/in" })
+      const event = yield* publishEvent(partner)
+      const scheduled = yield* Deferred.make<void>()
+      const commit = yield* Deferred.make<void>()
+      const replaying = yield* Effect.fork(
+        sql.withTransaction(
+          replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [event] }).pipe(
+            Effect.zipLeft(Deferred.succeed(scheduled, undefined)),
+            Effect.zipLeft(Deferred.await(commit)),
+          ),
+        ),
+      )
+      yield* Deferred.await(scheduled)
+      const disabling = yield* Effect.fork(
+        updateWebhookEndpoint(
+          context,
+          endpoint.endpointId,
+          { enabled: false },
+          { allowPrivateTargets: true },
+        ),
+      )
+      // Not waiting, the disable would end the pending attempts it sees, not the replay's uncommitted one.
+      yield* eventually(
+        Effect.zipWith(
+          someoneWaitsForALock,
+          Fiber.poll(disabling),
+          (waits, done) => waits || done._tag === "Some",
+        ),
+        (waitsOrDone) => waitsOrDone,
+      )
+      yield* Deferred.succeed(commit, undefined)
+      expect(yield* Fiber.join(replaying)).toEqual({ replayed: 1 })
+      yield* Fiber.join(disabling)
+      const rows = yield* deliveriesOf(endpoint.endpointId)
+      expect(rows.map((row) => [row.event_id, row.status, row.error])).toEqual([
+        [event, "failed", "not attempted: the endpoint was disabled by the partner"],
+      ])
     }),
   )
 
