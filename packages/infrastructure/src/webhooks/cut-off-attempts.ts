@@ -25,8 +25,8 @@ export const LAPSED_ERROR =
  * Records an attempt that was cut off as failed with `error`, and schedules the next one at once, as its own
  * attempt: one delivery record per attempt, though this one's outcome is unknown. Not the receiver's doing, so
  * no failing streak starts, and the next attempt is made even after the schedule's last one. None is
- * scheduled when the endpoint is disabled or deleted (locked first, as recordAttempt does, so a disable sees
- * the new attempt or this sees the disable). False when the attempt was recorded already (by its holder, or
+ * scheduled when the endpoint is disabled or deleted, or was disabled while this attempt was claimed (locked
+ * first, as recordAttempt does, so a disable sees the new attempt or this sees the disable). False when the attempt was recorded already (by its holder, or
  * as cut off by another dispatcher). Run it in a transaction.
  */
 export const recordCutOff = (attempt: CutOffAttempt, error: string) =>
@@ -40,11 +40,12 @@ export const recordCutOff = (attempt: CutOffAttempt, error: string) =>
     const cut = yield* sql<{ event_id: string; attempt: number; enabled: boolean }>`
       UPDATE webhook_deliveries d
       SET status = 'failed', error = ${error}, attempted_at = ${attempt.claimed_at}, lease_until = NULL,
-          next_attempt_at = CASE WHEN e.enabled THEN now() END
+          next_attempt_at = CASE WHEN e.enabled AND d.disabled_during_lease IS DISTINCT FROM d.leased_by THEN now() END
       FROM (SELECT ${attempt.id}::uuid AS id) target
       LEFT JOIN webhook_endpoints e ON e.id = ${attempt.endpoint_id} AND e.partner_id = ${attempt.partner_id}
       WHERE d.id = target.id AND d.leased_by = ${attempt.leased_by} AND d.status = 'pending'
-      RETURNING d.event_id, d.attempt, coalesce(e.enabled, false) AS enabled`
+      RETURNING d.event_id, d.attempt,
+                coalesce(e.enabled, false) AND d.disabled_during_lease IS DISTINCT FROM d.leased_by AS enabled`
     const row = cut[0]
     if (row === undefined) return false
     if (row.enabled) {

@@ -8,7 +8,8 @@ import {
   claimDueDeliveries,
   disableEndpoint,
   recordAttempt,
-  releaseClaim,
+  recordCutOff,
+  STOPPED_ERROR,
   updateWebhookEndpoint,
 } from "../../src/index.js"
 import { newId } from "../fixtures.js"
@@ -118,20 +119,30 @@ layer(webhookDatabase(), { excludeTestServices: true })("recording an attempt", 
       }),
   )
 
-  it.effect("an attempt claimed again after the disable and the enabling is retried as any other", () =>
+  it.effect(
+    "an attempt cut off (its dispatcher stopped) after a disable and an enabling: nothing follows it",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { partner, endpointId, claim } = yield* claimedAttempt
+        yield* setEnabled(partner, endpointId, false)
+        yield* setEnabled(partner, endpointId, true)
+        expect(yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))).toBe(true)
+        expect(yield* attemptsOf(endpointId)).toEqual([[1, "failed"]])
+        expect(yield* streakOf(endpointId)).toHaveLength(0)
+      }),
+  )
+
+  it.effect("an attempt cut off with no disable meanwhile: its next attempt is due at once", () =>
     Effect.gen(function* () {
-      const { partner, endpointId, claim } = yield* claimedAttempt
-      yield* setEnabled(partner, endpointId, false)
-      // The dispatcher stopped before making it: given back, it is claimed anew once the endpoint is enabled.
-      yield* releaseClaim(claim.id, claim.leased_by)
-      yield* setEnabled(partner, endpointId, true)
-      const again = yield* claimOf(claim.id)
-      expect(yield* record(again)).toBe(true)
+      const sql = yield* SqlClient.SqlClient
+      const { endpointId, claim } = yield* claimedAttempt
+      expect(yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))).toBe(true)
       expect(yield* attemptsOf(endpointId)).toEqual([
         [1, "failed"],
         [2, "pending"],
       ])
-      expect(yield* streakOf(endpointId)).toHaveLength(1)
+      expect(yield* streakOf(endpointId)).toHaveLength(0)
     }),
   )
 })
