@@ -102,7 +102,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "webhookEndpoints.rotateWebhookEndpointSecret": {
     summary: "Rotate a webhook endpoint's signing secret",
     description:
-      "The answer shows the new secret this once; each replaced secret still signs (a second signature) for 24 hours.",
+      "The answer shows the new secret this once; the secret it replaces still signs (a second signature) for 24 hours, and one replaced earlier stops at once.",
   },
   "events.listEvents": {
     summary: "List public events",

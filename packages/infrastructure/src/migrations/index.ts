@@ -20,6 +20,7 @@ import publicEventsTransaction from "./0018_public_events_transaction.js"
 import transactionsTransaction from "./0019_transactions_transaction.js"
 import ordersUsersTransaction from "./0020_orders_users_transaction.js"
 import cursorSecrets from "./0021_cursor_secrets.js"
+import webhookOnePreviousSecret from "./0022_webhook_one_previous_secret.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -44,4 +45,5 @@ export const migrations = Migrator.fromRecord({
   "0019_transactions_transaction": transactionsTransaction,
   "0020_orders_users_transaction": ordersUsersTransaction,
   "0021_cursor_secrets": cursorSecrets,
+  "0022_webhook_one_previous_secret": webhookOnePreviousSecret,
 })
