@@ -87,7 +87,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "webhookEndpoints.createWebhookEndpoint": {
     summary: "Register a webhook endpoint",
     description:
-      "HTTPS to a public address (private and loopback targets are 400 GH1006). `event_types` absent or empty means every type. A partner has at most 20 endpoints: another is 409 LE0007 until one is deleted. The answer shows the signing secret (`whsec_…`) this once.",
+      "HTTPS to a public address (private and loopback targets, and names that resolve to them, are 400 GH1006; a name that does not resolve yet is accepted). `event_types` absent or empty means every type. A partner has at most 20 endpoints: another is 409 LE0007 until one is deleted. The answer shows the signing secret (`whsec_…`) this once.",
   },
   "webhookEndpoints.listWebhookEndpoints": { summary: "List webhook endpoints" },
   "webhookEndpoints.getWebhookEndpoint": { summary: "Get a webhook endpoint" },
