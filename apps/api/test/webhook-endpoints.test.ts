@@ -1,5 +1,8 @@
+import { lookup } from "node:dns/promises"
+import { hostname } from "node:os"
 import { SqlClient } from "@effect/sql"
 import { expect, layer, it as plain } from "@effect/vitest"
+import { WebhookEndpoint } from "@points/domain"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import { Settings } from "../src/config.js"
@@ -13,6 +16,21 @@ const expectInvalid = (reply: Reply, field: string) => {
   for (const entry of reply.body.errors) expect(entry.code).toBe("GH1006")
   expect(reply.body.errors.map((entry: { message: string }) => entry.message).join("; ")).toContain(field)
 }
+
+// This machine's own name, asserted first to resolve (by /etc/hosts) to a loopback or private address: a name,
+// not a literal, that only a resolution at registration refuses.
+const ownPrivateName = Effect.gen(function* () {
+  const own = hostname()
+  const addresses = yield* Effect.promise(() => lookup(own, { all: true }))
+  expect(addresses.length).toBeGreaterThan(0)
+  expect(
+    addresses.some(({ address, family }) =>
+      WebhookEndpoint.isPrivateHost(family === 6 ? `[${address}]` : address),
+    ),
+  ).toBe(true)
+  expect(WebhookEndpoint.isPrivateHost(own)).toBe(false)
+  return own
+})
 
 const storedSecrets = (endpointId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -257,6 +275,22 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
             yield* call("PATCH", `${hooks}/${good.body.id}`, { token, json: { event_types: ["nope"] } }),
             "event_types",
           )
+          const own = yield* ownPrivateName
+          for (const key of [{}, { "Idempotency-Key": "own-name" }]) {
+            const refused = yield* call("POST", hooks, {
+              token,
+              headers: key,
+              json: { url: `https://${own}/x` },
+            })
+            expectInvalid(refused, "url")
+            expect(refused.body.errors[0].message).toBe(
+              "url must not name a host that resolves to a private, loopback or link-local address",
+            )
+          }
+          expectInvalid(
+            yield* call("PATCH", `${hooks}/${good.body.id}`, { token, json: { url: `https://${own}/x` } }),
+            "url",
+          )
           const list = yield* call("GET", hooks, { token })
           expect(list.body.data).toHaveLength(1)
           expectInvalid(yield* call("GET", `${hooks}?limit=500`, { token }), "limit")
@@ -273,7 +307,13 @@ layer(testServer({ webhookAllowPrivateTargets: true }), {
   it.effect("accepts private, loopback and plain-http targets", () =>
     Effect.gen(function* () {
       const { token } = yield* newPartner()
-      for (const url of ["http://127.0.0.1:9999/hook", "http://localhost/hook", "https://10.1.2.3/hook"]) {
+      const own = yield* ownPrivateName
+      for (const url of [
+        "http://127.0.0.1:9999/hook",
+        "http://localhost/hook",
+        "https://10.1.2.3/hook",
+        `https://${own}/hook`,
+      ]) {
         const reply = yield* call("POST", hooks, { token, json: { url } })
         expect(reply.status, url).toBe(201)
         expect(reply.body.url).toBe(url)

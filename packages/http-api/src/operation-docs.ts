@@ -87,7 +87,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "webhookEndpoints.createWebhookEndpoint": {
     summary: "Register a webhook endpoint",
     description:
-      "HTTPS to a public address (private and loopback targets are 400 GH1006). `event_types` absent or empty means every type. A partner has at most 20 endpoints: another is 409 LE0007 until one is deleted. The answer shows the signing secret (`whsec_…`) this once.",
+      "HTTPS to a public address (private and loopback targets, and names that resolve to them, are 400 GH1006; a name that does not resolve yet is accepted). `event_types` absent or empty means every type. A partner has at most 20 endpoints: another is 409 LE0007 until one is deleted. The answer shows the signing secret (`whsec_…`) this once.",
   },
   "webhookEndpoints.listWebhookEndpoints": { summary: "List webhook endpoints" },
   "webhookEndpoints.getWebhookEndpoint": { summary: "Get a webhook endpoint" },
@@ -102,7 +102,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "webhookEndpoints.rotateWebhookEndpointSecret": {
     summary: "Rotate a webhook endpoint's signing secret",
     description:
-      "The answer shows the new secret this once; each replaced secret still signs (a second signature) for 24 hours.",
+      "The answer shows the new secret this once; the secret it replaces still signs (a second signature) for 24 hours, and one replaced earlier stops at once.",
   },
   "events.listEvents": {
     summary: "List public events",

@@ -2,12 +2,12 @@ import { HttpApiBuilder } from "@effect/platform"
 import { WebhookEndpointWithSecretResource } from "@points/domain"
 import { PointsApi } from "@points/http-api"
 import {
-  createWebhookEndpoint,
   getWebhookEndpointResource,
   listWebhookEndpointResources,
   removeWebhookEndpoint,
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
+  webhookEndpointCreation,
 } from "@points/infrastructure"
 import { Effect } from "effect"
 import { Settings } from "../config.js"
@@ -26,13 +26,16 @@ export const WebhookEndpointsLive = HttpApiBuilder.group(PointsApi, "webhookEndp
     .handle(
       "createWebhookEndpoint",
       ({ payload }) =>
+        // The target's name is resolved before the request's transaction begins: no connection waits on DNS.
         Effect.flatMap(targetPolicy, (policy) =>
-          idempotentPost({
-            required: false,
-            successStatus: 201,
-            resource: WebhookEndpointWithSecretResource,
-            run: (context) => createWebhookEndpoint(context, payload, policy),
-          }),
+          Effect.flatMap(webhookEndpointCreation(payload, policy), (create) =>
+            idempotentPost({
+              required: false,
+              successStatus: 201,
+              resource: WebhookEndpointWithSecretResource,
+              run: create,
+            }),
+          ),
         ),
       writeOptions,
     )

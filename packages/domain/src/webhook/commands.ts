@@ -39,7 +39,10 @@ export class UpdateEndpoint extends Schema.TaggedClass<UpdateEndpoint>()("Update
   allowPrivateTargets: Schema.Boolean,
 }) {}
 
-/** Give an endpoint a new signing secret; the old one keeps signing for the grace period (24 h by default). */
+/**
+ * Give an endpoint a new signing secret; the one it replaces keeps signing for the grace period (24 h by
+ * default), and one replaced earlier stops at once.
+ */
 export class RotateEndpointSecret extends Schema.TaggedClass<RotateEndpointSecret>()("RotateEndpointSecret", {
   endpointId: WebhookEndpointId,
   secretId: SigningSecretId,

@@ -37,7 +37,10 @@ export class WebhookEndpointUpdated extends Schema.TaggedClass<WebhookEndpointUp
   },
 ) {}
 
-/** The endpoint got a new signing secret; the replaced one keeps signing until `previousValidUntil`. */
+/**
+ * The endpoint got a new signing secret; the replaced one keeps signing until `previousValidUntil`, and any
+ * secret replaced before it stops now.
+ */
 export class WebhookSecretRotated extends Schema.TaggedClass<WebhookSecretRotated>()("WebhookSecretRotated", {
   endpointId: WebhookEndpointId,
   secretId: SigningSecretId,

@@ -1,6 +1,6 @@
 import { invariant, unknownEvent } from "../shared/decider.js"
 import type { WebhookEndpointEvent } from "./events.js"
-import { type LiveEndpoint, secretsInGrace, type WebhookEndpointState } from "./state.js"
+import type { LiveEndpoint, WebhookEndpointState } from "./state.js"
 
 const live = (state: WebhookEndpointState, event: WebhookEndpointEvent): LiveEndpoint => {
   invariant(state._tag === "Live", `${event._tag} while the endpoint is ${state._tag}`)
@@ -22,7 +22,7 @@ export const evolve = (state: WebhookEndpointState, event: WebhookEndpointEvent)
         enabled: event.enabled,
         disabledReason: null,
         secretId: event.secretId,
-        previousSecrets: [],
+        previousSecret: null,
         createdAt: event.at,
         updatedAt: event.at,
         version: 1,
@@ -46,10 +46,8 @@ export const evolve = (state: WebhookEndpointState, event: WebhookEndpointEvent)
       return {
         ...endpoint,
         secretId: event.secretId,
-        previousSecrets: [
-          { secretId: event.previousSecretId, validUntil: event.previousValidUntil },
-          ...secretsInGrace(endpoint.previousSecrets, event.at),
-        ],
+        // Only the secret just replaced keeps signing: an older one still in its grace period stops here.
+        previousSecret: { secretId: event.previousSecretId, validUntil: event.previousValidUntil },
         updatedAt: event.at,
         version: endpoint.version + 1,
       }

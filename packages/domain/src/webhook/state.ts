@@ -23,8 +23,11 @@ export interface LiveEndpoint {
   /** Why the platform disabled it; null when enabled, or disabled by the partner. */
   readonly disabledReason: DisabledReason | null
   readonly secretId: SigningSecretId
-  /** The secrets replaced by rotations whose grace period had not ended at the last rotation, newest first. */
-  readonly previousSecrets: ReadonlyArray<PreviousSigningSecret>
+  /**
+   * The secret the last rotation replaced; at most one, so a rotation within a grace period ends the older
+   * one's at once (one signature per secret rides in every delivery's header, which receivers bound).
+   */
+  readonly previousSecret: PreviousSigningSecret | null
   readonly createdAt: DateTime.Utc
   readonly updatedAt: DateTime.Utc
   /** Grows with every event. */
@@ -45,25 +48,21 @@ export type WebhookEndpointState = { readonly _tag: "Absent" } | LiveEndpoint | 
 /** The state before the first event. */
 export const absent: WebhookEndpointState = { _tag: "Absent" }
 
-/** The replaced secrets still in their grace period at `now`, newest first. */
-export const secretsInGrace = (
-  previous: ReadonlyArray<PreviousSigningSecret>,
-  now: DateTime.Utc,
-): ReadonlyArray<PreviousSigningSecret> =>
-  previous.filter((secret) => DateTime.lessThan(now, secret.validUntil))
-
 /**
- * The signing secrets deliveries are signed with at `now`: the current one, then every replaced one during its
- * own grace period, newest first (Standard Webhooks sends one signature per secret; a second rotation does
- * not end the first one's grace); none for a deleted or absent endpoint.
+ * The signing secrets deliveries are signed with at `now`: the current one, then the one the last rotation
+ * replaced while its grace period lasts (Standard Webhooks sends one signature per secret); none for a
+ * deleted or absent endpoint.
  */
 export const signingSecretIds = (
   state: WebhookEndpointState,
   now: DateTime.Utc,
-): ReadonlyArray<SigningSecretId> =>
-  state._tag === "Live"
-    ? [state.secretId, ...secretsInGrace(state.previousSecrets, now).map((secret) => secret.secretId)]
-    : []
+): ReadonlyArray<SigningSecretId> => {
+  if (state._tag !== "Live") return []
+  const previous = state.previousSecret
+  return previous !== null && DateTime.lessThan(now, previous.validUntil)
+    ? [state.secretId, previous.secretId]
+    : [state.secretId]
+}
 
 /** True when events of this type are delivered to the endpoint: it exists, is enabled and subscribes to the type. */
 export const subscribesTo = (state: WebhookEndpointState, type: PublicEventType): boolean =>

@@ -176,8 +176,8 @@ export const isPrivateHost = (hostname: string): boolean => {
 /**
  * Why deliveries may not go to this URL, or null when they may: https is required and private, loopback and
  * link-local literal addresses (and `localhost`) are refused, unless private targets are allowed (local
- * development), which also allows plain http. Names that resolve to such addresses are the resolver's
- * business, checked again at delivery.
+ * development), which also allows plain http. Names that resolve to such addresses are infrastructure's to
+ * refuse: it resolves them at registration and again at every delivery.
  */
 export const targetProblem = (
   url: string,

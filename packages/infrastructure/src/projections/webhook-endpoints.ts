@@ -19,8 +19,8 @@ export interface WebhookEndpointRow {
   readonly updated_at: string
   readonly version: number
   /**
-   * References into `webhook_signing_secrets`: the secret that signs, and the replaced ones that sign too until
-   * their grace ends, newest first.
+   * References into `webhook_signing_secrets`: the secret that signs, and the one the last rotation replaced
+   * (at most one; a CHECK holds it to that), which signs too until its grace ends.
    */
   readonly secret_id: string
   readonly previous_secrets: ReadonlyArray<{ readonly id: string; readonly valid_until: string }>
@@ -44,10 +44,10 @@ export const webhookEndpointRowOf = (
         updated_at: isoOf(state.updatedAt),
         version: state.version,
         secret_id: state.secretId,
-        previous_secrets: state.previousSecrets.map((secret) => ({
-          id: secret.secretId,
-          valid_until: isoOf(secret.validUntil),
-        })),
+        previous_secrets:
+          state.previousSecret === null
+            ? []
+            : [{ id: state.previousSecret.secretId, valid_until: isoOf(state.previousSecret.validUntil) }],
       }
     : null
 

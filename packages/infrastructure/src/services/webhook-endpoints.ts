@@ -1,4 +1,5 @@
 import {
+  InvalidParams,
   SigningSecretId,
   WebhookEndpoint,
   WebhookEndpointId,
@@ -15,6 +16,7 @@ import {
   webhookEndpointRowOf,
 } from "../projections/webhook-endpoints.js"
 import { endPendingAttempts } from "../webhooks/disable-endpoint.js"
+import { resolvedTargetRefusal } from "../webhooks/registration-target.js"
 import { DEFAULT_SECRET_GRACE_SECONDS } from "./partners.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { webhookEndpointIdOf } from "./resource-ids.js"
@@ -43,6 +45,20 @@ export interface UpdateEndpointInput {
   readonly enabled?: boolean | undefined
 }
 
+// The refusal of a target whose name resolves where deliveries may not go, or null. Only an address the
+// domain's own rules accept (https, no private literal) is resolved: the domain refuses the others first.
+const resolvedTargetProblem = (url: WebhookEndpoint.WebhookUrl, policy: EndpointTargetPolicy) =>
+  WebhookEndpoint.targetProblem(url, policy) !== null
+    ? Effect.succeed(null)
+    : Effect.map(resolvedTargetRefusal(url, policy.allowPrivateTargets), (refused) =>
+        refused === null
+          ? null
+          : new InvalidParams({
+              field: "url",
+              problem: "must not name a host that resolves to a private, loopback or link-local address",
+            }),
+      )
+
 const onEndpoint = (context: RequestContext, command: WebhookEndpoint.WebhookEndpointCommand) =>
   runUnitOfWork(
     { endpoint: webhookStream(command.endpointId) },
@@ -70,13 +86,8 @@ const withNewSecret = <E, R>(
     return { ...endpoint, secret } satisfies WebhookEndpointWithSecretResource
   })
 
-/**
- * Create webhook endpoint: registers it (every type when `event_types` is empty or absent, enabled unless
- * told otherwise) with a fresh `whsec_` secret, answered only here and on rotation. GH1006 naming `url` for
- * plain http or a private, loopback or link-local target unless the policy allows them; LE0007 when the
- * partner has MAX_WEBHOOK_ENDPOINTS already.
- */
-export const createWebhookEndpoint = (
+// The creation itself, once the target's name was resolved and allowed.
+const createResolvedEndpoint = (
   context: RequestContext,
   input: CreateEndpointInput,
   policy: EndpointTargetPolicy,
@@ -96,8 +107,33 @@ export const createWebhookEndpoint = (
         endpointsOfPartner,
       }),
     ),
-  ).pipe(Effect.withSpan("webhooks.createEndpoint"))
+  )
 }
+
+/**
+ * Create webhook endpoint, in two steps: the target's host name is resolved first (at most
+ * TARGET_LOOKUP_TIMEOUT), outside any transaction, so that no database connection waits on DNS; then the
+ * answered creation registers the endpoint (every type when `event_types` is empty or absent, enabled unless
+ * told otherwise) with a fresh `whsec_` secret, answered only here and on rotation. GH1006 naming `url` for
+ * plain http or a private, loopback or link-local target, literal or resolved (a name that does not resolve
+ * is accepted), unless the policy allows them; LE0007 when the partner has MAX_WEBHOOK_ENDPOINTS already.
+ */
+export const webhookEndpointCreation = (input: CreateEndpointInput, policy: EndpointTargetPolicy) =>
+  Effect.map(
+    resolvedTargetProblem(input.url, policy),
+    (refusal) => (context: RequestContext) =>
+      Effect.zipRight(
+        refusal === null ? Effect.void : Effect.fail(refusal),
+        createResolvedEndpoint(context, input, policy),
+      ).pipe(Effect.withSpan("webhooks.createEndpoint")),
+  )
+
+/** Create webhook endpoint in one step (`webhookEndpointCreation`, then its creation): not for a transaction. */
+export const createWebhookEndpoint = (
+  context: RequestContext,
+  input: CreateEndpointInput,
+  policy: EndpointTargetPolicy,
+) => Effect.flatMap(webhookEndpointCreation(input, policy), (create) => create(context))
 
 /** Get webhook endpoint, never its secret; LE0002 when the partner has none with this id. */
 export const getWebhookEndpointResource = (context: RequestContext, endpointId: string) =>
@@ -112,7 +148,8 @@ export const listWebhookEndpointResources = (
 /**
  * Update webhook endpoint: changes the fields given (a null description clears it; enabling clears the
  * platform's reason for disabling; disabling ends its pending attempts as failed, in the same transaction).
- * Nothing given, nothing changes. LE0002 unknown; GH1006 for a bad target.
+ * Nothing given, nothing changes. LE0002 unknown; GH1006 for a bad target, literal or resolved as on create
+ * (a new `url`'s host is resolved before the write, not in its transaction).
  */
 export const updateWebhookEndpoint = (
   context: RequestContext,
@@ -122,6 +159,8 @@ export const updateWebhookEndpoint = (
 ) =>
   Effect.gen(function* () {
     const id = yield* webhookEndpointIdOf(endpointId)
+    const refusal = input.url === undefined ? null : yield* resolvedTargetProblem(input.url, policy)
+    if (refusal !== null) return yield* Effect.fail(refusal)
     const command = WebhookEndpoint.UpdateEndpoint.make({
       endpointId: id,
       allowPrivateTargets: policy.allowPrivateTargets,

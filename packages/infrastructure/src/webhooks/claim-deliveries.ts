@@ -21,9 +21,9 @@ export interface ClaimedDelivery {
   /** Null when the endpoint was deleted. */
   readonly url: string | null
   readonly enabled: boolean | null
-  /** The secrets that sign now: the current one, and the replaced one during its grace period. */
+  /** The endpoint's current secret. */
   readonly secret: string | null
-  /** The replaced secrets still in their grace period, newest first. */
+  /** The secret the last rotation replaced while its grace period lasts (none or one: the domain keeps one). */
   readonly previous_secrets: ReadonlyArray<string>
   /** The database's clock at the claim: when the attempt is made. */
   readonly claimed_at: Date

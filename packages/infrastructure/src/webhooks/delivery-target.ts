@@ -1,6 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import type { LookupAddress } from "node:dns"
 import type { LookupFunction } from "node:net"
 import { WebhookEndpoint } from "@points/domain"
+import { type HostResolver, systemLookup } from "./host-lookup.js"
 
 /** Why a delivery was not sent to its endpoint's address: private, loopback or link-local. */
 export class PrivateTargetRefused extends Error {
@@ -17,12 +18,13 @@ const isPrivateAddress = (address: LookupAddress) =>
  * A `lookup` for node's http(s) client that resolves the host and refuses it when any of its addresses is
  * private, loopback or link-local (the domain's address policy), unless private targets are allowed. The
  * socket then connects to the address that was checked: there is no second resolution a DNS rebinding could
- * answer differently. Literal IP hosts never reach a lookup; `literalTargetProblem` checks those.
+ * answer differently. Literal IP hosts never reach a lookup; `literalTargetProblem` checks those. Registration
+ * checks a name with it too (`resolvedTargetRefusal`).
  */
 export const checkedLookup =
-  (allowPrivateTargets: boolean): LookupFunction =>
+  (allowPrivateTargets: boolean, resolve: HostResolver = systemLookup): LookupFunction =>
   (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
+    resolve(hostname, { family: options.family }, (error, addresses) => {
       const reply = callback as (
         error: NodeJS.ErrnoException | null,
         address: string | ReadonlyArray<LookupAddress>,

@@ -3,6 +3,7 @@ import { request as httpsRequest } from "node:https"
 import { performance } from "node:perf_hooks"
 import { Duration, Effect } from "effect"
 import { checkedLookup, literalTargetProblem } from "./delivery-target.js"
+import { HostLookup, type HostResolver } from "./host-lookup.js"
 import type { WebhookHeaders } from "./sign-webhook.js"
 
 /** The most of a response body read: enough for an error text, never the whole of a huge answer. */
@@ -32,14 +33,8 @@ export interface WebhookRequest {
 
 const isSuccess = (status: number) => status >= 200 && status <= 299
 
-/**
- * POSTs one webhook on a connection of its own: the host is resolved and checked (private targets refused
- * unless allowed) and the socket connects to the checked address; the status must come within `timeout`;
- * of a non-2xx answer at most MAX_RESPONSE_BYTES of the body are read (until the timeout), then the
- * connection is closed. Never fails: every way it can go is an outcome to record. Interrupting it aborts the
- * request.
- */
-export const sendWebhook = (request: WebhookRequest): Effect.Effect<SendOutcome> =>
+// The send itself, its host resolved by `resolve`.
+const sendWith = (request: WebhookRequest, resolve: HostResolver) =>
   Effect.async<SendOutcome>((resume) => {
     const started = performance.now()
     const elapsed = () => Math.round(performance.now() - started)
@@ -86,7 +81,7 @@ export const sendWebhook = (request: WebhookRequest): Effect.Effect<SendOutcome>
     outgoing = send(url, {
       method: "POST",
       agent: false,
-      lookup: checkedLookup(request.allowPrivateTargets),
+      lookup: checkedLookup(request.allowPrivateTargets, resolve),
       headers: {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(request.body),
@@ -127,3 +122,13 @@ export const sendWebhook = (request: WebhookRequest): Effect.Effect<SendOutcome>
       outgoing?.destroy()
     })
   })
+
+/**
+ * POSTs one webhook on a connection of its own: the host is resolved (HostLookup) and checked (private
+ * targets refused unless allowed) and the socket connects to the checked address; the status must come
+ * within `timeout`; of a non-2xx answer at most MAX_RESPONSE_BYTES of the body are read (until the timeout),
+ * then the connection is closed. Never fails: every way it can go is an outcome to record. Interrupting it aborts the
+ * request.
+ */
+export const sendWebhook = (request: WebhookRequest): Effect.Effect<SendOutcome> =>
+  Effect.flatMap(HostLookup, (resolve) => sendWith(request, resolve))

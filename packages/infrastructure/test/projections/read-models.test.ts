@@ -18,6 +18,7 @@ import {
   listWebhookEndpoints,
   type PartnerResource,
 } from "../../src/index.js"
+import onePreviousSecret from "../../src/migrations/0024_webhook_one_previous_secret.js"
 import {
   activateUser,
   activeUser,
@@ -304,6 +305,46 @@ layer(projectionDatabase())("inline read models", (it) => {
         notFound("webhook endpoint")(yield* Effect.flip(getWebhookEndpoint(partnerId, endpointId)))
         expect((yield* listWebhookEndpoints(partnerId, {})).data).toEqual([])
       }),
+    )
+
+    it.effect(
+      "migration 0024 keeps of the replaced secrets only the last rotation's, as the log replays",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const partnerId = yield* registerPartner()
+          const endpointId = yield* createEndpoint(partnerId)
+          for (let n = 0; n < 3; n++) yield* rotateEndpointSecret(partnerId, endpointId)
+          const previousOf = Effect.map(
+            sql<{ previous_secrets: ReadonlyArray<{ id: string; valid_until: string }> }>`
+            SELECT previous_secrets FROM webhook_endpoints WHERE id = ${endpointId}`,
+            (rows) => rows[0]?.previous_secrets,
+          )
+          const projected = yield* previousOf
+          expect(projected).toHaveLength(1)
+          const older = [0, 1].map(() => ({ id: crypto.randomUUID(), valid_until: "2999-01-01T00:00:00Z" }))
+          // A row as the projection wrote it before the cap (every replaced secret in grace, newest first), put
+          // back without the CHECK, migrated, then rolled back with the CHECK.
+          const migrated = yield* sql
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* sql`ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_one_previous_secret`
+                yield* sql`UPDATE webhook_endpoints SET previous_secrets = ${JSON.stringify([...(projected ?? []), ...older])}::jsonb
+                         WHERE id = ${endpointId}`
+                expect(yield* previousOf).toHaveLength(3)
+                yield* onePreviousSecret
+                return yield* Effect.fail({ rollBack: yield* previousOf })
+              }),
+            )
+            .pipe(Effect.flip)
+          expect(migrated).toEqual({ rollBack: projected })
+          expect(yield* previousOf).toEqual(projected)
+          const refused = yield* Effect.flip(
+            sql`UPDATE webhook_endpoints SET previous_secrets = ${JSON.stringify(older)}::jsonb
+              WHERE id = ${endpointId}`,
+          )
+          expect(String(refused.cause)).toContain("webhook_endpoints_one_previous_secret")
+        }),
     )
 
     it.effect("partners are listed for administrators; credentials without secrets, hashes for auth", () =>

@@ -1,15 +1,20 @@
+import { lookup } from "node:dns/promises"
+import { hostname } from "node:os"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { InvalidParams, LimitReached, ResourceNotFound, WebhookEndpoint } from "@points/domain"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber } from "effect"
 import { Webhook } from "standardwebhooks"
 import {
   createWebhookEndpoint,
   getWebhookEndpointResource,
+  HostLookup,
+  type HostResolver,
   listWebhookEndpointResources,
   newSigningSecret,
   removeWebhookEndpoint,
   rotateWebhookEndpointSecret,
+  TARGET_LOOKUP_TIMEOUT,
   updateWebhookEndpoint,
 } from "../../src/index.js"
 import { eventually } from "../../src/testing/index.js"
@@ -31,6 +36,39 @@ const storedSecrets = (endpointId: string) =>
     (sql) => sql<SecretRow>`SELECT id, partner_id, endpoint_id, secret FROM webhook_signing_secrets
                             WHERE endpoint_id = ${endpointId} ORDER BY id`,
   )
+
+// A resolver that knows a few names, without /etc/hosts or a network: `slow` never answers, the rest of the
+// unknown ones are ENOTFOUND as a name not (yet) in DNS is.
+const names: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "loopback.partner.example": ["127.0.0.1"],
+  "private.partner.example": ["10.0.0.1"],
+  "six.partner.example": ["::1"],
+  "link-local.partner.example": ["169.254.169.254"],
+  "mixed.partner.example": ["93.184.216.34", "10.0.0.1"],
+  "public.partner.example": ["93.184.216.34", "2606:2800:220:1::"],
+}
+const fakeLookup: HostResolver = (host, _options, callback) => {
+  if (host === "slow.partner.example") return
+  const addresses = names[host]
+  if (addresses === undefined) {
+    const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${host}`)
+    error.code = "ENOTFOUND"
+    return callback(error, [])
+  }
+  callback(
+    null,
+    addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 })),
+  )
+}
+const withFakeLookup = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, HostLookup, fakeLookup)
+
+const refusedAsResolved = (refused: unknown) => {
+  expect(refused).toBeInstanceOf(InvalidParams)
+  expect((refused as InvalidParams).message).toBe(
+    "url must not name a host that resolves to a private, loopback or link-local address",
+  )
+}
 
 /** Signs and verifies a message with the Standard Webhooks library: the secret is one it accepts. */
 const signsWith = (secret: string) => {
@@ -302,6 +340,122 @@ layer(serviceDatabase(), { excludeTestServices: true })("webhook endpoint servic
           updateWebhookEndpoint(context, allowed.id, { url: url("https://10.0.0.1/x") }, strict),
         )
         expect(moved).toBeInstanceOf(InvalidParams)
+      }),
+    )
+
+    it.effect(
+      "refuses a name that resolves to a private, loopback or link-local address unless allowed",
+      () =>
+        withFakeLookup(
+          Effect.gen(function* () {
+            const context = yield* newPartner()
+            for (const host of [
+              "loopback.partner.example",
+              "private.partner.example",
+              "six.partner.example",
+              "link-local.partner.example",
+              "mixed.partner.example",
+            ]) {
+              const target = url(`https://${host}/hook`)
+              refusedAsResolved(yield* Effect.flip(createWebhookEndpoint(context, { url: target }, strict)))
+              const allowed = yield* createWebhookEndpoint(
+                context,
+                { url: target },
+                { allowPrivateTargets: true },
+              )
+              expect(allowed.url).toBe(target)
+            }
+            const sql = yield* SqlClient.SqlClient
+            const secrets =
+              yield* sql`SELECT 1 FROM webhook_signing_secrets WHERE partner_id = ${context.partnerId}`
+            expect(secrets).toHaveLength(5)
+            // A url changed to such a name is refused the same way, and changes nothing.
+            const good = yield* createWebhookEndpoint(
+              context,
+              { url: url("https://public.partner.example/hook") },
+              strict,
+            )
+            refusedAsResolved(
+              yield* Effect.flip(
+                updateWebhookEndpoint(
+                  context,
+                  good.id,
+                  { url: url("https://private.partner.example/x"), description: "moved" },
+                  strict,
+                ),
+              ),
+            )
+            expect(yield* getWebhookEndpointResource(context, good.id)).toMatchObject({
+              url: "https://public.partner.example/hook",
+              description: null,
+              version: 1,
+            })
+            const moved = yield* updateWebhookEndpoint(
+              context,
+              good.id,
+              { url: url("https://private.partner.example/x") },
+              { allowPrivateTargets: true },
+            )
+            expect(moved).toMatchObject({ url: "https://private.partner.example/x", version: 2 })
+            // A PATCH that does not give a url resolves nothing.
+            const described = yield* updateWebhookEndpoint(context, moved.id, { description: "d" }, strict)
+            expect(described.version).toBe(3)
+          }),
+        ),
+    )
+
+    it.effect(
+      "accepts a name that does not resolve, or not within the lookup timeout: delivery checks it",
+      () =>
+        withFakeLookup(
+          Effect.gen(function* () {
+            const context = yield* newPartner()
+            const absent = yield* createWebhookEndpoint(
+              context,
+              { url: url("https://not-yet.partner.example/hook") },
+              strict,
+            )
+            expect(absent.url).toBe("https://not-yet.partner.example/hook")
+            const started = Date.now()
+            const slow = yield* createWebhookEndpoint(
+              context,
+              { url: url("https://slow.partner.example/hook") },
+              strict,
+            )
+            const waited = Date.now() - started
+            expect(slow.url).toBe("https://slow.partner.example/hook")
+            expect(waited).toBeGreaterThanOrEqual(Duration.toMillis(TARGET_LOOKUP_TIMEOUT) - 50)
+            expect(waited).toBeLessThan(Duration.toMillis(TARGET_LOOKUP_TIMEOUT) + 2_000)
+            const moved = yield* updateWebhookEndpoint(
+              context,
+              absent.id,
+              { url: url("https://slow.partner.example/other") },
+              strict,
+            )
+            expect(moved.url).toBe("https://slow.partner.example/other")
+          }),
+        ),
+    )
+
+    it.effect("resolves with the system's resolver by default: this machine's own name is private", () =>
+      Effect.gen(function* () {
+        // The host name of a machine resolves (/etc/hosts) to a loopback or private address of its own; the
+        // test means nothing where it does not.
+        const own = hostname()
+        const addresses = yield* Effect.promise(() => lookup(own, { all: true }))
+        expect(addresses.length).toBeGreaterThan(0)
+        expect(
+          addresses.some(({ address, family }) =>
+            WebhookEndpoint.isPrivateHost(family === 6 ? `[${address}]` : address),
+          ),
+        ).toBe(true)
+        const context = yield* newPartner()
+        const target = url(`https://${own}/hook`)
+        refusedAsResolved(yield* Effect.flip(createWebhookEndpoint(context, { url: target }, strict)))
+        const allowed = yield* createWebhookEndpoint(context, { url: target }, { allowPrivateTargets: true })
+        refusedAsResolved(
+          yield* Effect.flip(updateWebhookEndpoint(context, allowed.id, { url: target }, strict)),
+        )
       }),
     )
   })
