@@ -213,6 +213,187 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }),
   )
 
+  it.effect("a non-empty scope is 400 invalid_scope, from a form or JSON; an empty one is none", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const credentials = { client_id: clientId, client_secret: clientSecret }
+      const refused = [
+        yield* call("POST", TOKEN, form({ ...credentials, scope: "read" })),
+        yield* call("POST", TOKEN, { json: { ...credentials, scope: "read write" } }),
+        yield* call(
+          "POST",
+          TOKEN,
+          form({ grant_type: "client_credentials", scope: "x" }, basic(clientId, clientSecret)),
+        ),
+      ]
+      for (const reply of refused) {
+        expect(reply.status, reply.text).toBe(400)
+        expect(reply.body.errors).toEqual([
+          expect.objectContaining({
+            code: "GH1006",
+            message: "scope is not supported: this platform issues tokens without scopes; omit it",
+          }),
+        ])
+        expect(reply.body.error).toBe("invalid_scope")
+        expect(reply.body.error_description).toBe(reply.body.errors[0].message)
+        expectNoStore(reply)
+      }
+      for (const reply of [
+        yield* call("POST", TOKEN, form({ ...credentials, scope: "" })),
+        yield* call("POST", TOKEN, { json: { ...credentials, scope: "" } }),
+      ]) {
+        expect(reply.status, reply.text).toBe(200)
+        expect(reply.body.scope).toBeUndefined()
+      }
+    }),
+  )
+
+  it.effect(
+    "beside Basic, the body may name the same client (any letter case), not another, nor hold a secret",
+    () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret, token } = yield* newPartner()
+        const other = yield* newPartner("Other")
+        const header = basic(clientId, clientSecret)
+        for (const named of [clientId, clientId.toUpperCase()]) {
+          const issued = yield* call(
+            "POST",
+            TOKEN,
+            form({ grant_type: "client_credentials", client_id: named }, header),
+          )
+          expect(issued.status, issued.text).toBe(200)
+          const revoked = yield* call(
+            "POST",
+            REVOKE,
+            form({ token: issued.body.access_token, client_id: named }, header),
+          )
+          expect(revoked.status, revoked.text).toBe(200)
+        }
+        const json = yield* call("POST", TOKEN, { json: { client_id: clientId }, headers: header })
+        expect(json.status, json.text).toBe(200)
+        const mismatched = [
+          yield* call("POST", TOKEN, form({ client_id: other.clientId }, header)),
+          yield* call("POST", TOKEN, form({ client_id: "" }, header)),
+          yield* call("POST", REVOKE, form({ token, client_id: other.clientId }, header)),
+        ]
+        for (const reply of mismatched) {
+          expect(reply.status, reply.text).toBe(400)
+          expect(reply.body.errors).toEqual([
+            expect.objectContaining({
+              code: "GH1006",
+              message: "client_id does not match the Authorization header",
+            }),
+          ])
+          expect(reply.body.error).toBe("invalid_request")
+          expectNoStore(reply)
+        }
+        const twoWays = [
+          yield* call("POST", TOKEN, form({ client_secret: clientSecret }, header)),
+          yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: clientSecret }, header)),
+          yield* call(
+            "POST",
+            REVOKE,
+            form({ token, client_id: clientId, client_secret: clientSecret }, header),
+          ),
+        ]
+        for (const reply of twoWays) {
+          expect(reply.status, reply.text).toBe(400)
+          expect(reply.body.errors[0]).toMatchObject({
+            code: "GH1006",
+            message: "invalid params: use one way to authenticate the client",
+          })
+        }
+        // Nothing was revoked by the refused requests.
+        expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+      }),
+  )
+
+  it.effect(
+    "a client id in upper case names the client, on both endpoints, and counts against its bucket",
+    () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret } = yield* newPartner()
+        const upper = clientId.toUpperCase()
+        expect(upper).not.toBe(clientId)
+        const inBody = yield* call("POST", TOKEN, form({ client_id: upper, client_secret: clientSecret }))
+        expect(inBody.status, inBody.text).toBe(200)
+        const inBasic = yield* call("POST", TOKEN, form({}, basic(upper, clientSecret)))
+        expect(inBasic.status, inBasic.text).toBe(200)
+        const revoked = yield* call(
+          "POST",
+          REVOKE,
+          form({ token: inBody.body.access_token, client_id: upper, client_secret: clientSecret }),
+        )
+        expect(revoked.status, revoked.text).toBe(200)
+        expect((yield* call("GET", "/api/users", { token: inBody.body.access_token })).status).toBe(401)
+        // One bucket for every way of writing the id: the lower-case id's emptied, the upper-case one is refused.
+        expect(clientRateLimitKey(upper)).toBe(clientRateLimitKey(clientId))
+        const mixed = clientId.replace(/[a-f]/, (letter) => letter.toUpperCase())
+        yield* consumeClientRateLimit(clientId)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds'
+        WHERE key = ${clientRateLimitKey(clientId)}`
+        for (const written of [upper, mixed]) {
+          const throttled = yield* call(
+            "POST",
+            TOKEN,
+            form({ client_id: written, client_secret: clientSecret }),
+          )
+          expect(throttled.status, throttled.text).toBe(429)
+          expect(throttled.headers.get("ratelimit")).toMatch(/"client";r=0;/)
+        }
+      }),
+  )
+
+  it.effect("a parameter given more than once is 400 invalid_request naming it as such", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const credentials = `client_id=${clientId}&client_secret=${encodeURIComponent(clientSecret)}`
+      const repeated = yield* call("POST", TOKEN, {
+        body: `grant_type=client_credentials&grant_type=client_credentials&${credentials}`,
+        headers: { "content-type": FORM },
+      })
+      expect(repeated.status, repeated.text).toBe(400)
+      expect(repeated.body.errors).toEqual([
+        expect.objectContaining({ code: "GH1006", message: "grant_type is given more than once" }),
+      ])
+      expect(repeated.body.error).toBe("invalid_request")
+      expectNoStore(repeated)
+      // Beside another problem, each is reported; on the revocation endpoint too.
+      const two = yield* call("POST", REVOKE, {
+        body: `token=a&token=b&client_id=a%00b&${credentials.replace(/^client_id=[^&]*&/, "")}`,
+        headers: { "content-type": FORM },
+      })
+      expect(two.status, two.text).toBe(400)
+      expect(two.body.errors.map((entry: { message: string }) => entry.message).sort()).toEqual([
+        "client_id must not contain NUL characters",
+        "token is given more than once",
+      ])
+      // A JSON array is no repetition: it is not a string.
+      const json = yield* call("POST", TOKEN, {
+        json: { grant_type: ["client_credentials"], client_id: clientId, client_secret: clientSecret },
+      })
+      expect(json.status, json.text).toBe(400)
+      expect(json.body.errors[0].message).toBe("grant_type must be a string")
+    }),
+  )
+
+  it.effect("/metrics serves client_secret_checks_total, one per token request", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const checks = Effect.map(call("GET", "/metrics"), (reply) => {
+        expect(reply.text).toMatch(/^# TYPE client_secret_checks_total counter$/m)
+        return metricValue(reply.text, "client_secret_checks_total")
+      })
+      const before = yield* checks
+      expect(before).toBeGreaterThan(0)
+      expect(
+        (yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: clientSecret }))).status,
+      ).toBe(200)
+      expect(yield* checks).toBe(before + 1)
+    }),
+  )
+
   it.effect("every answer of both endpoints carries Cache-Control: no-store and Pragma: no-cache", () =>
     Effect.gen(function* () {
       const { clientId, clientSecret } = yield* newPartner()

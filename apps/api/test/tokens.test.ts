@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ADMIN_TOKEN, call, eventually, newPartner, type Reply, testServer } from "./harness.js"
@@ -17,6 +18,26 @@ const expectRefusedToken = (reply: Reply) => {
 layer(testServer({ tokenTtlSeconds: 2 }), { timeout: "120 seconds", excludeTestServices: true })(
   "Access token lifetime",
   (it) => {
+    it.effect("a token lives at least expires_in seconds from its issue, less than one more", () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret } = yield* newPartner()
+        const sql = yield* SqlClient.SqlClient
+        // Several, so that one issued on a whole second of the database clock (floor and ceiling alike)
+        // cannot pass alone.
+        for (let i = 0; i < 3; i++) {
+          const issued = yield* tokenFor(clientId, clientSecret)
+          expect(issued.status, issued.text).toBe(200)
+          const [row] = yield* sql<{ lifetime: string; expires_at: string }>`
+            SELECT extract(epoch FROM expires_at - created_at)::text AS lifetime,
+                   extract(epoch FROM expires_at)::text AS expires_at
+            FROM access_tokens WHERE token_id = ${issued.body.token_id}`
+          expect(Number(row?.lifetime)).toBeGreaterThanOrEqual(issued.body.expires_in)
+          expect(Number(row?.lifetime)).toBeLessThan(issued.body.expires_in + 1)
+          expect(Number(row?.expires_at)).toBe(issued.body.expires_at)
+        }
+      }),
+    )
+
     it.effect("refuses a token with 401 GH1003 once TOKEN_TTL_SECONDS has passed", () =>
       Effect.gen(function* () {
         const { clientId, clientSecret } = yield* newPartner()

@@ -14,7 +14,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "oauth.createToken": {
     summary: "Get an access token (OAuth 2.0 client credentials)",
     description:
-      "RFC 6749 4.4: `grant_type=client_credentials` with the client's id and secret, either in the body (form, or the same fields as JSON) or as HTTP Basic (form-urlencoded parts), not both (400 GH1006). Another grant type is 400 GH1007; bad credentials 401 GH1001. Both token endpoints are limited per caller network (by default 20/s, burst 40) and then per client id (5/s, burst 20), before any secret is checked: 429 GH1009 with Retry-After. The token is opaque (`pos_at_…`); send it as `Authorization: Bearer` on every other `/api` request until `expires_at` (Unix seconds).",
+      "RFC 6749 4.4: `grant_type=client_credentials` with the client's id and secret, either in the body (form, or the same fields as JSON) or as HTTP Basic (form-urlencoded parts), not both (400 GH1006; beside Basic the body may carry a `client_id` naming the same client). A non-empty `scope` is 400 GH1006 `invalid_scope`: tokens carry none. Another grant type is 400 GH1007; bad credentials 401 GH1001. Both token endpoints are limited per caller network (by default 20/s, burst 40) and then per client id (5/s, burst 20), before any secret is checked: 429 GH1009 with Retry-After. The token is opaque (`pos_at_…`); send it as `Authorization: Bearer` on every other `/api` request until `expires_at` (Unix seconds).",
   },
   "oauth.revokeToken": {
     summary: "Revoke an access token (RFC 7009)",

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { InvalidClientCredentials } from "@points/domain"
+import { InvalidClientCredentials, InvalidParams, idAsIssued } from "@points/domain"
 import { ApiError, PointsApi } from "@points/http-api"
 import {
   addressRateLimitPolicy,
@@ -29,7 +29,11 @@ const basicChallenge = HttpApp.appendPreResponseHandler((_request, response) =>
   ),
 )
 
-/** Finds the client's credentials in the Authorization header (Basic) or the body, but never both. */
+/**
+ * Finds the client's credentials in the Authorization header (Basic) or the body, but never both: beside
+ * Basic, the body may name the client (`client_id`, RFC 6749 3.2.1) but not hold a secret, which would be a
+ * second way of authenticating it (2.3).
+ */
 const clientOf = (body: {
   readonly client_id?: string | undefined
   readonly client_secret?: string | undefined
@@ -37,17 +41,18 @@ const clientOf = (body: {
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const basic = basicCredentialsOf(request.headers.authorization)
-    const inBody = body.client_id !== undefined || body.client_secret !== undefined
     if (basic._tag !== "Absent") {
       yield* basicChallenge
       if (basic._tag === "Malformed") return yield* new InvalidClientCredentials()
-      if (inBody) {
-        return yield* Effect.fail(
-          new ApiError({
-            status: 400,
-            errors: [entryOf("GH1006", "invalid params: use one way to authenticate the client")],
-          }),
-        )
+      if (body.client_secret !== undefined) {
+        return yield* new InvalidParams({ field: "", problem: "use one way to authenticate the client" })
+      }
+      // Compared as ids are (an id's letter case does not matter); any other text exactly as sent.
+      if (body.client_id !== undefined && idAsIssued(body.client_id) !== idAsIssued(basic.clientId)) {
+        return yield* new InvalidParams({
+          field: "client_id",
+          problem: "does not match the Authorization header",
+        })
       }
       return { client_id: basic.clientId, client_secret: basic.clientSecret }
     }
@@ -105,6 +110,22 @@ export const OAuthLive = HttpApiBuilder.group(PointsApi, "oauth", (handlers) =>
               new ApiError({
                 status: 400,
                 errors: [entryOf("GH1007", "unsupported grant type: only client_credentials is supported")],
+              }),
+            )
+          }
+          // RFC 6749 3.3 would have the answer name the scope granted, which the published token object has
+          // no field for; a token grants the partner's whole API, so a request for a scope is refused.
+          if (payload.scope !== undefined && payload.scope !== "") {
+            const message = new InvalidParams({
+              field: "scope",
+              problem: "is not supported: this platform issues tokens without scopes; omit it",
+            }).message
+            return yield* Effect.fail(
+              new ApiError({
+                status: 400,
+                errors: [entryOf("GH1006", message)],
+                error: "invalid_scope",
+                error_description: message,
               }),
             )
           }

@@ -17,7 +17,8 @@ export type TokenResource = typeof TokenResource.Type
 
 /**
  * Create Token's request as a form (RFC 6749 4.4); a JSON object with the same fields is accepted too, and
- * the client may authenticate with HTTP Basic instead of the body fields (then it may send no body at all).
+ * the client may authenticate with HTTP Basic instead of the body fields (then it may send no body at all, or
+ * a `client_id` naming the same client). A `scope` is refused (400 `invalid_scope`): tokens have none.
  */
 // Decoded as every body is (jsonBody: the published wording, the value sent never formatted, so a JSON body
 // nested thousands deep is a 400 and not a stack overflow), whether it came as a form or as JSON.
@@ -26,6 +27,12 @@ export const TokenRequestBody = jsonBody(
     grant_type: Schema.optional(Text),
     client_id: Schema.optional(Text),
     client_secret: Schema.optional(Text),
+    scope: Schema.optional(
+      Text.annotations({
+        description:
+          "Not supported: tokens carry no scope, so a non-empty one is refused (400 invalid_scope)",
+      }),
+    ),
   }).pipe(Schema.annotations({ identifier: "TokenRequest" })),
 ).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { idAsIssued } from "@points/domain"
 import { consumeRateLimit } from "../rate-limit/consume-rate-limit.js"
 import type { RateLimitPolicy } from "../rate-limit/rate-limit-policy.js"
 
@@ -8,9 +9,11 @@ export const CLIENT_RATE_LIMIT: RateLimitPolicy = { ratePerSecond: 5, burst: 20 
 /**
  * The rate-limit key of a client id as the caller sent it, checked or not: its SHA-256, so that any text (a
  * NUL, kilobytes of it) makes a short key that PostgreSQL stores and indexes, and one id is always one key.
+ * A UUID is read in the case ids are issued in, as the credential lookup reads it: otherwise each way of
+ * writing one id in upper and lower case would give a client guessing its secret a fresh bucket.
  */
 export const clientRateLimitKey = (clientId: string): string =>
-  `client:${createHash("sha256").update(clientId, "utf8").digest("hex")}`
+  `client:${createHash("sha256").update(idAsIssued(clientId), "utf8").digest("hex")}`
 
 /**
  * Takes one request of the token endpoints from the client id's bucket (see consumeRateLimit), before its

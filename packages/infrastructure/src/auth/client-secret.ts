@@ -50,7 +50,7 @@ export const verifyClientSecret = (secret: string, hash: string): Effect.Effect<
  * revocation request, whatever its client id or secret (an unknown client's against UNKNOWN_CLIENT_HASH);
  * two when a secret is checked against the replaced one too, during a rotation's grace period.
  */
-export const clientSecretChecks = Metric.counter("client_secret_checks", {
+export const clientSecretChecks = Metric.counter("client_secret_checks_total", {
   description:
     "Argon2id checks of client secrets: one per token or revocation request, known client or not (two during a rotation's grace period).",
   incremental: true,

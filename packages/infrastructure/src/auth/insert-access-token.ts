@@ -11,12 +11,14 @@ export interface InsertedAccessToken {
 // One statement, atomic without a transaction of its own. FOR SHARE on the credential row orders it against a
 // concurrent revocation or rotation, which updates that row in its own transaction: either this insert
 // commits first and the revocation (a later statement) revokes the token, or it waits for the revocation to
-// commit, re-checks the row, and inserts nothing. The expiry is on the database clock, truncated to the whole
-// second, so the published `expires_at` is exactly the instant from which the token is refused.
+// commit, re-checks the row, and inserts nothing. The expiry is on the database clock, rounded up to the
+// whole second, so the published `expires_at` is exactly the instant from which the token is refused and the
+// token lives at least the `expires_in` (the ttl) it is answered with, less than a second more; rounded down,
+// it lived up to a second less than promised.
 const insertStatement = `
   INSERT INTO access_tokens (token_hash, token_id, client_id, partner_id, created_at, expires_at)
   SELECT $1, $2, c.client_id, c.partner_id, now(),
-         to_timestamp((floor(extract(epoch FROM now())) + $3::int)::double precision)
+         to_timestamp((ceil(extract(epoch FROM now())) + $3::int)::double precision)
   FROM client_credentials c
   WHERE c.client_id = $4 AND c.partner_id = $5 AND c.status = 'active'
     AND (c.secret_hash = $6 OR (c.previous_secret_hash = $6 AND c.previous_valid_until > $7))

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { ClientCredential } from "@points/domain"
-import { isUuid } from "@points/domain"
+import { idAsIssued, isUuid } from "@points/domain"
 import { Effect, Option } from "effect"
 import { equals, type PageRequest, selectPage } from "./keyset-page.js"
 import type { CredentialResource } from "./resources.js"
@@ -110,10 +110,12 @@ export interface CredentialForAuthentication {
 
 /**
  * A credential by client id alone, for the token endpoint, which learns the partner from it; none when
- * unknown. Compare with `acceptedSecretHashes` rules: the previous hash only before `previous_valid_until`.
+ * unknown. A UUID in upper or mixed case names the same client (RFC 9562: case-insensitive on input). Compare
+ * with `acceptedSecretHashes` rules: the previous hash only before `previous_valid_until`.
  */
-export const findCredentialForAuthentication = (clientId: string) =>
+export const findCredentialForAuthentication = (sentId: string) =>
   Effect.gen(function* () {
+    const clientId = idAsIssued(sentId)
     if (!isUuid(clientId)) return Option.none<CredentialForAuthentication>()
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<CredentialForAuthentication>`
