@@ -2,8 +2,10 @@ import { existsSync, readFileSync } from "node:fs"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer, it as plain } from "@effect/vitest"
 import * as Domain from "@points/domain"
+import { ERROR_CODES_EXTENSION } from "@points/http-api"
 import { Effect } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
+import { publishedDocument } from "./contract-conformance.js"
 import {
   databaseDigest,
   errorCodesServer,
@@ -1025,6 +1027,114 @@ plain("the table has a success row and a GH1003 row for every endpoint of the co
     if (endpoint.route.includes("/api/") && !endpoint.route.includes("/oauth/"))
       expect(codes).toContain("GH1003")
   }
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// The published document lists, for each operation and status, exactly the codes this table proves it gives.
+
+/**
+ * Codes every route of a kind gives that no row of the table makes it give, each with the test that proves it:
+ * refusals made before any route runs (whatever the path) and failures of ours.
+ */
+const givenByEveryRoute: ReadonlyArray<{
+  readonly status: number
+  readonly code: Code
+  readonly routes: (route: string) => boolean
+  readonly file: string
+  readonly why: string
+}> = [
+  {
+    status: 400,
+    code: "GH1006",
+    routes: () => true,
+    file: "apps/api/test/protocol.test.ts",
+    why: "a query string that is not UTF-8, or two Authorization headers, refused before routing",
+  },
+  {
+    status: 404,
+    code: "NN1002",
+    routes: () => true,
+    file: "apps/api/test/protocol.test.ts",
+    why: "a path with `;` or an empty segment names no route, though it looks like one's",
+  },
+  {
+    status: 413,
+    code: "GH1008",
+    routes: () => true,
+    file: "apps/api/test/protocol.test.ts",
+    why: "a Content-Length over 1 MiB is refused before routing, on a route that takes no body too",
+  },
+  {
+    status: 429,
+    code: "GH1009",
+    routes: (route) => route.includes(" /api/"),
+    file: "apps/api/test/rate-limit.test.ts",
+    why: "partners' requests and the token endpoints are rate-limited, the admin API and health checks not",
+  },
+  {
+    status: 500,
+    code: "SV5000",
+    routes: () => true,
+    file: "apps/api/test/database-unreachable.test.ts",
+    why: "any route can fail unexpectedly (a row below makes one)",
+  },
+  {
+    status: 503,
+    code: "SV5003",
+    routes: () => true,
+    file: "apps/api/test/operations.test.ts",
+    why: "any route can find the database out of reach",
+  },
+]
+
+type CodesByStatus = Record<string, ReadonlyArray<string>>
+
+const sortedByStatus = (pairs: ReadonlyArray<readonly [number | string, string]>): CodesByStatus => {
+  const byStatus: Record<string, Set<string>> = {}
+  for (const [status, code] of pairs) {
+    byStatus[String(status)] ??= new Set()
+    byStatus[String(status)]?.add(code)
+  }
+  return Object.fromEntries(Object.entries(byStatus).map(([status, codes]) => [status, [...codes].sort()]))
+}
+
+/** The codes the published document lists for the route's operation, by error status. */
+const documentedCodes = (route: string): CodesByStatus => {
+  const [method = "", path = ""] = route.split(" ")
+  const paths = publishedDocument.paths as Record<
+    string,
+    Record<string, { responses: Record<string, unknown> }>
+  >
+  const operation = paths[path]?.[method.toLowerCase()]
+  expect(operation, `${route} is in the document`).toBeDefined()
+  return sortedByStatus(
+    Object.entries(operation?.responses ?? {}).flatMap(
+      ([status, response]) =>
+        (
+          (response as Record<string, unknown>)[ERROR_CODES_EXTENSION] as ReadonlyArray<string> | undefined
+        )?.map((code) => [status, code] as const) ?? [],
+    ),
+  )
+}
+
+/** The codes the table proves the route gives (its rows and those of its kind), and those every route gives. */
+const provenCodes = (endpoint: Endpoint): CodesByStatus =>
+  sortedByStatus([
+    ...rowsOf(endpoint).flatMap((row) => (row.code === null ? [] : [[row.status, row.code] as const])),
+    ...givenByEveryRoute.flatMap((given) =>
+      given.routes(endpoint.route) ? [[given.status, given.code] as const] : [],
+    ),
+  ])
+
+plain("the published document lists, per operation and status, exactly the codes the table proves", () => {
+  for (const { code, file } of givenByEveryRoute) {
+    const path = new URL(`../../../${file}`, import.meta.url)
+    expect(readFileSync(path, "utf8"), file).toContain(code)
+  }
+  // One comparison of every route, so that a failure shows each route that differs.
+  expect(
+    Object.fromEntries(endpoints.map((endpoint) => [endpoint.route, documentedCodes(endpoint.route)])),
+  ).toEqual(Object.fromEntries(endpoints.map((endpoint) => [endpoint.route, provenCodes(endpoint)])))
 })
 
 layer(errorCodesServer, { timeout: "120 seconds", excludeTestServices: true })(

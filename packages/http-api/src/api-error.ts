@@ -51,18 +51,21 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   }
 }
 
-/** What each error status means across the API, as the OpenAPI document says (codes of DESIGN.md section 5). */
+/**
+ * What each error status means across the API: the heading of an error response in the OpenAPI document, which
+ * then names the codes its operation answers with it, and for a 500 or 503 how to retry (errorCodesInDocument).
+ */
 export const errorMeaning: Readonly<Record<ErrorStatus, string>> = {
-  400: "The request is malformed: one error entry per problem found (GH1006 each invalid field, LE1001 a points movement's, IK1003, GH1007)",
-  401: "Not authenticated: a missing, malformed, unknown, expired or revoked token (GH1003), or bad client credentials (GH1001)",
-  404: "Not found: the resource, or one of another partner (LE0002), or the route (NN1002)",
-  409: "Conflict with the current state (LE0001, LE0004, LE0006, LE1001, LE3001), a limit reached (LE0007), a replay to a disabled webhook endpoint (LE0008) or the Idempotency-Key in progress (IK1002)",
-  413: "The body is larger than the limit (GH1008)",
-  415: "The body is not of a media type the operation takes (GH1010)",
-  422: "Refused by a business rule (LE2001, LE2002) or the Idempotency-Key reused for another request (IK1001)",
-  429: "Rate limit reached (GH1009); Retry-After says when to try again",
-  500: "A failure of ours (SV5000). The outcome is indeterminate: retry with the same Idempotency-Key (a recorded write is replayed, not repeated) or reconcile with the matching GET and the reference_id",
-  503: "Unavailable (SV5003), e.g. the database out of reach; indeterminate as a 500: retry after Retry-After with the same Idempotency-Key",
+  400: "The request is malformed (one error entry per problem found)",
+  401: "Not authenticated",
+  404: "Not found",
+  409: "Conflict with the current state",
+  413: "Payload too large",
+  415: "Unsupported media type",
+  422: "Refused",
+  429: "Too many requests; Retry-After says when to try again",
+  500: "A failure of ours",
+  503: "Unavailable; Retry-After says when to try again",
 }
 
 // One schema per status, because HttpApi reads a status from each error schema: on the wire it is the

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ErrorAt } from "./api-error.js"
 import { API_VERSION } from "./api-version.js"
+import { errorCodesInDocument } from "./error-codes-in-document.js"
 import { AdminGroup } from "./groups/admin.js"
 import { EventsGroup } from "./groups/events.js"
 import { HealthGroup } from "./groups/health.js"
@@ -47,7 +48,7 @@ export class PointsApi extends HttpApi.make("points")
     webhooksInDocument(
       operationsDescribed(
         responseHeadersInDocument(
-          statusesAsAnswered(sharedSchemasReferenced(schemaFailuresAsPublished(spec))),
+          errorCodesInDocument(statusesAsAnswered(sharedSchemasReferenced(schemaFailuresAsPublished(spec)))),
         ),
       ),
     ),

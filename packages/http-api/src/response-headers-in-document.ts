@@ -1,5 +1,5 @@
 import { API_VERSION } from "./api-version.js"
-import { isTokenEndpoint, type Json, mapResponses, securedBy } from "./document-json.js"
+import { isTokenEndpoint, type Json, mapResponses, securedBy, takesIdempotencyKey } from "./document-json.js"
 import { answersSigningSecret } from "./secret-paths.js"
 
 const text = { type: "string" }
@@ -66,12 +66,6 @@ const ref = (name: keyof typeof headers) => ({ $ref: `#/components/headers/${nam
 
 // The statuses an answer recorded under an Idempotency-Key can have, and so be replayed with.
 const replayable = (status: string) => status.startsWith("2") || ["400", "404", "409"].includes(status)
-
-const takesIdempotencyKey = (operation: Json) =>
-  Array.isArray(operation.parameters) &&
-  operation.parameters.some(
-    (parameter: Json) => parameter.in === "header" && parameter.name === "idempotency-key",
-  )
 
 // The answers that show a client secret (the one time it is shown): their JSON schema, or the component it
 // refers to, has a `client_secret` property.

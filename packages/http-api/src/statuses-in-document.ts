@@ -14,41 +14,15 @@ const impossibleStatuses = (path: string, operation: Json): ReadonlySet<string> 
   return impossible
 }
 
-// What a 401 or 415 means depends on how the operation authenticates and what body it takes: the API-wide
-// description names every case, an operation's only its own.
-const meaningAt = (path: string, operation: Json, status: string): string | undefined => {
-  const oauth = isTokenEndpoint(path)
-  if (status === "401" && oauth) return "Bad client credentials (GH1001)"
-  if (status === "401" && securedBy(operation, "adminToken")) return "A missing or wrong admin token (GH1003)"
-  if (status === "401") return "A missing, malformed, unknown, expired or revoked token (GH1003)"
-  if (status === "415" && oauth) return "The body is neither form-urlencoded nor JSON (GH1010)"
-  if (status === "415") return "The body is not application/json (GH1010)"
-  return undefined
-}
-
-const describedFor = (path: string, operation: Json, status: string, response: Json): Json => {
-  const meaning = meaningAt(path, operation, status)
-  if (meaning === undefined) return response
-  const content = Object.fromEntries(
-    entriesOf(response.content).map(([mediaType, media]) => [
-      mediaType,
-      { ...media, schema: { ...(media.schema as Json | undefined), description: meaning } },
-    ]),
-  )
-  return { ...response, description: meaning, content }
-}
-
 /**
- * An OpenAPI transform of the whole document: each operation lists only the statuses it can answer, 401 and
- * 415 described as they happen there. The
+ * An OpenAPI transform of the whole document: each operation lists only the statuses it can answer. The
  * errors declared on the whole API (401, 415, 429, ...) are dropped where they cannot happen, so that a
- * health check does not document a 401, nor a GET a 415.
+ * health check does not document a 401, nor a GET a 415. (What each status means there, and with which
+ * codes, is errorCodesInDocument's.)
  */
 export const statusesAsAnswered = (spec: Json): Json =>
   mapOperations(spec, (path, operation) => {
     const impossible = impossibleStatuses(path, operation)
-    const responses = entriesOf(operation.responses)
-      .filter(([status]) => !impossible.has(status))
-      .map(([status, response]) => [status, describedFor(path, operation, status, response)])
+    const responses = entriesOf(operation.responses).filter(([status]) => !impossible.has(status))
     return { ...operation, responses: Object.fromEntries(responses) }
   })

@@ -2,20 +2,14 @@ import { Schema } from "effect"
 import * as Ledger from "../ledger/index.js"
 import * as Order from "../order/index.js"
 import * as WebhookEndpoint from "../webhook/index.js"
+import { IsoTimestamp } from "./iso-timestamp.js"
 
 // The resources as the API publishes them (DESIGN.md sections 2, 3 and 6): snake_case fields, ids as UUID
 // strings, timestamps as ISO-8601 UTC strings. The read models return exactly these, so the HTTP layer can use
 // the schemas as its success types unchanged. `version` grows with every change of a resource; webhooks carry
 // it so a receiver can drop an older state that arrives late.
 
-/** An ISO-8601 UTC timestamp, e.g. `2025-01-31T12:00:00.000Z`. */
-export const IsoTimestamp = Schema.String.pipe(
-  Schema.annotations({
-    identifier: "IsoTimestamp",
-    description: "ISO-8601 UTC with milliseconds, e.g. 2025-01-31T12:00:00.000Z",
-    jsonSchema: { format: "date-time" },
-  }),
-)
+export { IsoTimestamp }
 
 /** A partner's user, as `GET /api/users/{user_id}` returns it. */
 export const UserResource = Schema.Struct({

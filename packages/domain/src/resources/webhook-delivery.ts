@@ -1,7 +1,5 @@
 import { Schema } from "effect"
-
-// An ISO-8601 UTC timestamp. Not the index's IsoTimestamp: importing the index from here would be circular.
-const Timestamp = Schema.String.pipe(Schema.annotations({ description: "ISO-8601 UTC timestamp" }))
+import { IsoTimestamp } from "./iso-timestamp.js"
 
 /**
  * One attempt to deliver a public event to a webhook endpoint, as the deliveries list returns it (DESIGN.md
@@ -17,8 +15,8 @@ export const WebhookDeliveryResource = Schema.Struct({
   response_status: Schema.NullOr(Schema.Int),
   duration_ms: Schema.NullOr(Schema.Int),
   error: Schema.NullOr(Schema.String),
-  attempted_at: Schema.NullOr(Timestamp),
-  next_attempt_at: Schema.NullOr(Timestamp),
+  attempted_at: Schema.NullOr(IsoTimestamp),
+  next_attempt_at: Schema.NullOr(IsoTimestamp),
 }).pipe(Schema.annotations({ identifier: "WebhookDelivery" }))
 export type WebhookDeliveryResource = typeof WebhookDeliveryResource.Type
 

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { CredentialResource, Label, PageOf, PartnerResource } from "@points/domain"
+import { CredentialResource, IsoTimestamp, Label, PageOf, PartnerResource } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
 import { jsonBody } from "../body.js"
@@ -10,13 +10,13 @@ import { AdminAuthentication } from "../security.js"
 export const IssuedCredentialResource = Schema.Struct({
   client_id: Schema.String,
   client_secret: Schema.String,
-  created_at: Schema.String,
+  created_at: IsoTimestamp,
 }).pipe(Schema.annotations({ identifier: "IssuedClientCredential" }))
 
 /** A rotation's answer: the new secret, shown once, and until when the replaced one keeps working. */
 export const RotatedCredentialResource = Schema.Struct({
   ...IssuedCredentialResource.fields,
-  previous_secret_valid_until: Schema.String,
+  previous_secret_valid_until: IsoTimestamp,
 }).pipe(Schema.annotations({ identifier: "RotatedClientCredential" }))
 
 const partnerPath = Schema.Struct({ partner_id: PathId })

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Text } from "@points/domain"
 import { Schema } from "effect"
 import { ErrorAt } from "../api-error.js"
@@ -46,11 +46,21 @@ export const RevokeRequestBody = jsonBody(
   }).pipe(Schema.annotations({ identifier: "RevokeRequest" })),
 ).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
+/**
+ * An OpenAPI transform of Create Token: its body is optional, as a client authenticating with HTTP Basic may
+ * send none (the platform documents every payload as required). Revoke Token's is not: it names the token.
+ */
+export const bodyOptionalInDocument = (operation: Record<string, unknown>): Record<string, unknown> =>
+  typeof operation.requestBody === "object" && operation.requestBody !== null
+    ? { ...operation, requestBody: { ...operation.requestBody, required: false } }
+    : operation
+
 /** OAuth 2.0 client credentials: tokens are issued and revoked here, without a bearer token. */
 export class OAuthGroup extends HttpApiGroup.make("oauth")
   .add(
     HttpApiEndpoint.post("createToken", "/api/oauth/token")
       .setPayload(TokenRequestBody)
+      .annotate(OpenApi.Transform, bodyOptionalInDocument)
       .addSuccess(TokenResource)
       .addError(ErrorAt[400])
       .addError(ErrorAt[401])
