@@ -290,7 +290,8 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
       )
       const takenPort = (taken.address() as AddressInfo).port
       const closedPort = yield* freePort
-      const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
+      // The API's entry unless a case names another: `npm start`'s (src/platform.ts) says "the platform".
+      const cases: ReadonlyArray<readonly [Record<string, string>, string, entry?: string]> = [
         [
           { PORT: String(takenPort) },
           `cannot listen on 127.0.0.1:${takenPort} (HOST, PORT): listen EADDRINUSE`,
@@ -311,20 +312,31 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
           { DATABASE_URL: "notaurl" },
           'bad settings: (Invalid data at DATABASE_URL: "must be a postgres:// or postgresql:// URL',
         ],
+        // Read by the API's settings and by the projections': named once all the same.
+        [
+          { WEBHOOK_ALLOW_PRIVATE_TARGETS: "maybe" },
+          'bad settings: (Invalid data at WEBHOOK_ALLOW_PRIVATE_TARGETS: "Expected a boolean value but received "maybe"")',
+          "src/platform.ts",
+        ],
       ]
-      for (const [env, problem] of cases) {
-        const api = yield* apiProcess({
-          PORT: String(yield* freePort),
-          HOST: "127.0.0.1",
-          DATABASE_URL: databaseUrl,
-          LOG_LEVEL: "info",
-          ...env,
-        })
+      for (const [env, problem, entry] of cases) {
+        const api = yield* apiProcess(
+          {
+            PORT: String(yield* freePort),
+            HOST: "127.0.0.1",
+            DATABASE_URL: databaseUrl,
+            LOG_LEVEL: "info",
+            ...env,
+          },
+          entry,
+        )
         expect(yield* Effect.promise(() => api.exit)).toBe(1)
         const refusal = jsonLines(api.stdout()).find((line) =>
           String(line.message).includes("could not start"),
         )
-        expect(refusal?.message).toContain(`the API could not start: ${problem}`)
+        const service = entry === "src/platform.ts" ? "the platform" : "the API"
+        expect(refusal?.message).toContain(`${service} could not start: ${problem}`)
+        expect(String(refusal?.message).match(/Invalid data at/g)?.length ?? 0).toBeLessThanOrEqual(1)
         expect(api.stdout() + api.stderr()).not.toMatch(/\n\s+at /)
       }
     }),
