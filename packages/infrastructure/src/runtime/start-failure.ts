@@ -39,8 +39,12 @@ export const startProblemOf = (cause: Cause.Cause<unknown>): string | undefined 
         return `the database (DATABASE_URL, or the embedded server) cannot be used: ${rootMessage(error)}`
       // The embedded server's failures (EmbeddedServerError, by tag: runtime/ does not import database/).
       if (error instanceof Error && (error as { readonly _tag?: unknown })._tag === "EmbeddedServerError") {
-        const { step, cause } = error as unknown as { readonly step: string; readonly cause: unknown }
-        return `the embedded PostgreSQL (DATA_DIR) could not ${step}: ${rootMessage(cause)}`
+        const { step, dataDir, cause } = error as unknown as {
+          readonly step: string
+          readonly dataDir: string
+          readonly cause: unknown
+        }
+        return `the embedded PostgreSQL could not ${step} on DATA_DIR (${dataDir}): ${rootMessage(cause)}`
       }
       return undefined
     },
