@@ -6,11 +6,12 @@ import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it, layer } from "@effect/vitest"
 import { databaseAt, WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
-import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Context, Deferred, Effect, Fiber, Layer, Redacted } from "effect"
 import { Settings } from "../src/config.js"
 import { HttpAppLive } from "../src/server.js"
 import { publishedDocument } from "./contract-conformance.js"
@@ -289,7 +290,8 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
       )
       const takenPort = (taken.address() as AddressInfo).port
       const closedPort = yield* freePort
-      const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
+      // The API's entry unless a case names another: `npm start`'s (src/platform.ts) says "the platform".
+      const cases: ReadonlyArray<readonly [Record<string, string>, string, entry?: string]> = [
         [
           { PORT: String(takenPort) },
           `cannot listen on 127.0.0.1:${takenPort} (HOST, PORT): listen EADDRINUSE`,
@@ -310,20 +312,31 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
           { DATABASE_URL: "notaurl" },
           'bad settings: (Invalid data at DATABASE_URL: "must be a postgres:// or postgresql:// URL',
         ],
+        // Read by the API's settings and by the projections': named once all the same.
+        [
+          { WEBHOOK_ALLOW_PRIVATE_TARGETS: "maybe" },
+          'bad settings: (Invalid data at WEBHOOK_ALLOW_PRIVATE_TARGETS: "Expected a boolean value but received "maybe"")',
+          "src/platform.ts",
+        ],
       ]
-      for (const [env, problem] of cases) {
-        const api = yield* apiProcess({
-          PORT: String(yield* freePort),
-          HOST: "127.0.0.1",
-          DATABASE_URL: databaseUrl,
-          LOG_LEVEL: "info",
-          ...env,
-        })
+      for (const [env, problem, entry] of cases) {
+        const api = yield* apiProcess(
+          {
+            PORT: String(yield* freePort),
+            HOST: "127.0.0.1",
+            DATABASE_URL: databaseUrl,
+            LOG_LEVEL: "info",
+            ...env,
+          },
+          entry,
+        )
         expect(yield* Effect.promise(() => api.exit)).toBe(1)
         const refusal = jsonLines(api.stdout()).find((line) =>
           String(line.message).includes("could not start"),
         )
-        expect(refusal?.message).toContain(`the API could not start: ${problem}`)
+        const service = entry === "src/platform.ts" ? "the platform" : "the API"
+        expect(refusal?.message).toContain(`${service} could not start: ${problem}`)
+        expect(String(refusal?.message).match(/Invalid data at/g)?.length ?? 0).toBeLessThanOrEqual(1)
         expect(api.stdout() + api.stderr()).not.toMatch(/\n\s+at /)
       }
     }),
@@ -577,6 +590,46 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
         expect(metricValue(second, "nodejs_heap_used_bytes")).toBeGreaterThan(1_000_000)
         expect(rss).toBeGreaterThan(metricValue(second, "nodejs_heap_used_bytes"))
         expect(rss).toBeLessThan(8 * 1024 ** 3)
+      }),
+    )
+
+    it.effect("exports the database pool's connections in use and idle, its size and waiting checkouts", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const pool = (text: string) => ({
+          inUse: metricValue(text, 'db_pool_connections{state="in_use"}'),
+          idle: metricValue(text, 'db_pool_connections{state="idle"}'),
+          max: metricValue(text, "db_pool_max_connections"),
+          waiting: metricValue(text, "db_pool_waiting_requests"),
+        })
+        const first = (yield* call("GET", "/metrics")).text
+        for (const name of ["db_pool_connections", "db_pool_max_connections", "db_pool_waiting_requests"]) {
+          expect(first).toContain(`# TYPE ${name} gauge\n`)
+        }
+        // This server's pool (poolSize 4), read from the pool itself: nothing waits while nothing holds it.
+        expect(pool(first).max).toBe(4)
+        expect(pool(first).waiting).toBe(0)
+        expect(pool(first).inUse + pool(first).idle).toBeLessThanOrEqual(4)
+        // Every connection held by a transaction that waits, and one more checkout waiting behind them (the
+        // scrape itself takes no connection).
+        const release = yield* Deferred.make<void>()
+        const holders = yield* Effect.fork(
+          Effect.all(
+            Array.from({ length: 5 }, () => sql.withTransaction(Deferred.await(release))),
+            { concurrency: "unbounded", discard: true },
+          ),
+        )
+        const held = pool(
+          (yield* eventually(call("GET", "/metrics"), (reply) => pool(reply.text).waiting >= 1)).text,
+        )
+        expect(held).toMatchObject({ inUse: 4, idle: 0, max: 4 })
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holders)
+        const after = pool(
+          (yield* eventually(call("GET", "/metrics"), (reply) => pool(reply.text).waiting === 0)).text,
+        )
+        expect(after.idle).toBeGreaterThanOrEqual(1)
+        expect(after.inUse).toBeLessThan(4)
       }),
     )
 

@@ -1,4 +1,5 @@
 import { type AddressInfo, connect } from "node:net"
+import { deflateSync, gzipSync } from "node:zlib"
 import { expect, layer } from "@effect/vitest"
 import { API_VERSION } from "@points/http-api"
 import { Effect, Option } from "effect"
@@ -456,6 +457,60 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           chunks: [Buffer.from([0xff])],
         })
         expect(ignored.status).toBe(200)
+      }),
+  )
+
+  it.effect(
+    "refuses a body in a content coding (gzip, ...) with 415 GH1010 naming it, nothing run; identity is none",
+    () =>
+      Effect.gen(function* () {
+        const { clientId, token } = yield* newPartner()
+        const base = yield* baseUrl
+        const json = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+        const body = JSON.stringify({ partner_user_id: "zipped", email: "zip@example.com" })
+        // Compressed, it was read as its raw bytes: 400 GH1006 "the body is not valid UTF-8".
+        const zipped = yield* nodeRequest(`${base}/api/users`, {
+          method: "POST",
+          headers: { ...json, "content-encoding": "gzip", "idempotency-key": "zipped-1" },
+          chunks: [gzipSync(body)],
+        })
+        expectPublishedError(zipped, 415, "GH1010")
+        expect(zipped.body.errors[0].message).toBe(
+          "Content-Encoding gzip is not supported: send the body uncompressed",
+        )
+        // Every route that takes a body, the token endpoint too (with RFC 6749's fields); codings as sent.
+        const add = yield* nodeRequest(`${base}/api/points/add`, {
+          method: "POST",
+          headers: { ...json, "content-encoding": "identity, BR" },
+          chunks: ['{"transaction":{}}'],
+        })
+        expectPublishedError(add, 415, "GH1010")
+        expect(add.body.errors[0].message).toBe(
+          "Content-Encoding BR is not supported: send the body uncompressed",
+        )
+        const tokenRequest = yield* nodeRequest(`${base}/api/oauth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", "content-encoding": "deflate" },
+          chunks: [deflateSync(`grant_type=client_credentials&client_id=${clientId}`)],
+        })
+        expectPublishedError(tokenRequest, 415, "GH1010")
+        expect(tokenRequest.body.error).toBe("invalid_request")
+        // Nothing ran, and the key is unused: sent uncompressed, or said to be `identity`, the body is taken.
+        expect((yield* call("GET", "/api/users?partner_user_id=zipped", { token })).body.data).toEqual([])
+        const plain = yield* nodeRequest(`${base}/api/users`, {
+          method: "POST",
+          headers: { ...json, "content-encoding": "Identity", "idempotency-key": "zipped-1" },
+          chunks: [body],
+        })
+        expect(plain.status).toBe(201)
+        // A route that takes no body ignores one, whatever its coding.
+        const user = yield* activeUser(token)
+        const opened = yield* nodeRequest(`${base}/api/users/${user}/points-account`, {
+          method: "POST",
+          headers: { ...json, "content-encoding": "gzip" },
+          chunks: [gzipSync("{}")],
+        })
+        expect(opened.status).toBe(201)
       }),
   )
 

@@ -45,7 +45,7 @@ const reasonOf = (error: unknown): Reason => {
   if (error instanceof EmbeddedServerError)
     return asApiAnswers(
       unavailable,
-      `could not ${error.step} the embedded PostgreSQL under DATA_DIR: ${causeText(error.cause)}; set DATABASE_URL to use another server`,
+      `could not ${error.step} the embedded PostgreSQL under DATA_DIR (${error.dataDir}): ${causeText(error.cause)}; set DATABASE_URL to use another server`,
     )
   if (error instanceof SqlError)
     return isDatabaseUnreachable(error)

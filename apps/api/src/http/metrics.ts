@@ -1,3 +1,4 @@
+import { DatabasePool } from "@points/infrastructure"
 import { Effect, Metric, MetricBoundaries, MetricKey, MetricLabel, MetricState, Option } from "effect"
 import { processMetricsText } from "./process-metrics.js"
 
@@ -11,10 +12,7 @@ const requestDurationKey = MetricKey.histogram(
   "HTTP request latency",
 )
 
-/**
- * Requests being handled right now. It stands in for the database pool's usage: `PgClient` does not expose
- * its `pg.Pool`, and every request holds at most one pooled connection at a time.
- */
+/** Requests being handled right now. */
 export const requestsInFlight = Metric.gauge("http_requests_in_flight", {
   description: "HTTP requests being handled",
 })
@@ -27,6 +25,19 @@ export const idempotencyReplays = Metric.counter("idempotency_replays_total", {
 /** Requests refused by the rate limit. */
 export const rateLimitRejections = Metric.counter("rate_limit_rejections_total", {
   description: "429 answers",
+})
+
+// The process's PostgreSQL pool, set from the pool itself at each scrape (poolGaugesSet).
+const poolConnections = Metric.gauge("db_pool_connections", {
+  description: "Open connections of the process's PostgreSQL pool, by state: in_use (checked out) or idle",
+})
+const poolInUse = poolConnections.pipe(Metric.tagged("state", "in_use"))
+const poolIdle = poolConnections.pipe(Metric.tagged("state", "idle"))
+const poolMax = Metric.gauge("db_pool_max_connections", {
+  description: "The most connections the pool opens (DATABASE_POOL_SIZE)",
+})
+const poolWaiting = Metric.gauge("db_pool_waiting_requests", {
+  description: "Requests for a pooled connection waiting for one to free up (every connection in use)",
 })
 
 // Exported from the start, at 0: a scrape then tells "none yet" from "not exported" (a counter appears in
@@ -106,45 +117,57 @@ const typeOf = (name: string, state: MetricState.MetricState.Untyped) =>
         ? "histogram"
         : undefined
 
+// The pool's figures as they are now, in the gauges, just before the registry is read.
+const poolGaugesSet = Effect.flatMap(DatabasePool, (pool) =>
+  Effect.map(pool.usage, (usage) => {
+    poolInUse.unsafeUpdate(usage.inUse, [])
+    poolIdle.unsafeUpdate(usage.idle, [])
+    poolMax.unsafeUpdate(usage.max, [])
+    poolWaiting.unsafeUpdate(usage.waiting, [])
+  }),
+)
+
 /**
  * Every metric of this process in the Prometheus text exposition format (version 0.0.4): one `# HELP` and
  * `# TYPE` per metric family, its samples together, then the process's own figures (processMetricsText).
- * Frequencies and summaries are not exported.
+ * The database pool's gauges are read from the pool at each call. Frequencies and summaries are not exported.
  */
-export const prometheusText = Effect.map(Metric.snapshot, (pairs) => {
-  const families = new Map<string, { help: string; type: string; samples: Array<string> }>()
-  for (const pair of pairs) {
-    const name = pair.metricKey.name
-    const state = pair.metricState
-    const type = typeOf(name, state)
-    if (type === undefined) continue
-    const family = families.get(name) ?? {
-      help: Option.getOrElse(pair.metricKey.description, () => name),
-      type,
-      samples: [] as Array<string>,
-    }
-    families.set(name, family)
-    const tags = pair.metricKey.tags
-    if (MetricState.isCounterState(state))
-      family.samples.push(`${name}${labelsOf(tags)} ${Number(state.count)}`)
-    else if (MetricState.isGaugeState(state))
-      family.samples.push(`${name}${labelsOf(tags)} ${Number(state.value)}`)
-    else if (MetricState.isHistogramState(state)) {
-      // Effect's buckets are cumulative and end with +Inf, as Prometheus expects.
-      for (const [bound, count] of state.buckets) {
-        const le = Number.isFinite(bound) ? String(bound) : "+Inf"
-        family.samples.push(`${name}_bucket${labelsOf(tags, `le="${le}"`)} ${count}`)
+export const prometheusText = Effect.zipRight(poolGaugesSet, Metric.snapshot).pipe(
+  Effect.map((pairs) => {
+    const families = new Map<string, { help: string; type: string; samples: Array<string> }>()
+    for (const pair of pairs) {
+      const name = pair.metricKey.name
+      const state = pair.metricState
+      const type = typeOf(name, state)
+      if (type === undefined) continue
+      const family = families.get(name) ?? {
+        help: Option.getOrElse(pair.metricKey.description, () => name),
+        type,
+        samples: [] as Array<string>,
       }
-      family.samples.push(
-        `${name}_sum${labelsOf(tags)} ${state.sum}`,
-        `${name}_count${labelsOf(tags)} ${state.count}`,
-      )
+      families.set(name, family)
+      const tags = pair.metricKey.tags
+      if (MetricState.isCounterState(state))
+        family.samples.push(`${name}${labelsOf(tags)} ${Number(state.count)}`)
+      else if (MetricState.isGaugeState(state))
+        family.samples.push(`${name}${labelsOf(tags)} ${Number(state.value)}`)
+      else if (MetricState.isHistogramState(state)) {
+        // Effect's buckets are cumulative and end with +Inf, as Prometheus expects.
+        for (const [bound, count] of state.buckets) {
+          const le = Number.isFinite(bound) ? String(bound) : "+Inf"
+          family.samples.push(`${name}_bucket${labelsOf(tags, `le="${le}"`)} ${count}`)
+        }
+        family.samples.push(
+          `${name}_sum${labelsOf(tags)} ${state.sum}`,
+          `${name}_count${labelsOf(tags)} ${state.count}`,
+        )
+      }
     }
-  }
-  const lines: Array<string> = []
-  for (const [name, family] of families) {
-    lines.push(`# HELP ${name} ${family.help.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`)
-    lines.push(`# TYPE ${name} ${family.type}`, ...family.samples)
-  }
-  return `${lines.map((line) => `${line}\n`).join("")}${processMetricsText()}`
-})
+    const lines: Array<string> = []
+    for (const [name, family] of families) {
+      lines.push(`# HELP ${name} ${family.help.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`)
+      lines.push(`# TYPE ${name} ${family.type}`, ...family.samples)
+    }
+    return `${lines.map((line) => `${line}\n`).join("")}${processMetricsText()}`
+  }),
+)

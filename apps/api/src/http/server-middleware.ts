@@ -77,6 +77,29 @@ interface Refusal {
   readonly headers?: Readonly<Record<string, string>>
 }
 
+// The content codings a request's body is said to be in (RFC 9110 8.4), `identity` (none) left out.
+const contentCodingsOf = (header: string | undefined) =>
+  (header ?? "")
+    .split(",")
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== "" && coding.toLowerCase() !== "identity")
+
+// A coding is a token (RFC 9110 5.6.2); anything else in the header is not echoed back.
+const isCodingName = (coding: string) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/.test(coding)
+
+const unsupportedCoding = (codings: ReadonlyArray<string>) =>
+  new ApiError({
+    status: 415,
+    errors: [
+      entryOf(
+        "GH1010",
+        codings.every(isCodingName)
+          ? `Content-Encoding ${codings.join(", ")} is not supported: send the body uncompressed`
+          : "this Content-Encoding is not supported: send the body uncompressed",
+      ),
+    ],
+  })
+
 const routeNotFound = () => new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] })
 
 const invalidRequest = (message: string) =>
@@ -126,6 +149,12 @@ const refusalBeforeRouting = (
     })
     return { error }
   }
+  // A compressed body is not decompressed: read as it is, it was refused as not UTF-8 (400), when it is the
+  // coding the server does not take (RFC 9110 15.5.16).
+  const codings = contentCodingsOf(request.headers["content-encoding"])
+  if (accepted !== undefined && hasBody(request.headers) && codings.length > 0) {
+    return { error: unsupportedCoding(codings) }
+  }
   return undefined
 }
 
@@ -133,8 +162,8 @@ const refusalBeforeRouting = (
  * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`
  * (and `Cache-Control: no-store` on the OAuth endpoints), answers everything under /admin/api 404 NN1002 when
  * the admin API is off,
- * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type the route does not take (415 GH1010)
- * before anything reads them, and caps what may be read at the same size. Counts and times every request by
+ * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type or in a content coding the route does not
+ * take (415 GH1010) before anything reads them, and caps what may be read at the same size. Counts and times every request by
  * route template and status (`/metrics`) and writes its access log line.
  */
 export const serverMiddleware = HttpMiddleware.make((app) =>

@@ -1,12 +1,13 @@
 import { Reactivity } from "@effect/experimental"
 import { NodeContext } from "@effect/platform-node"
-import type { Migrator, SqlClient, SqlError } from "@effect/sql"
+import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { type ConfigError, Effect, Layer, Option, type Redacted, Schedule } from "effect"
+import { type ConfigError, Context, Effect, Layer, Option, type Redacted, Schedule } from "effect"
 import { migrations } from "../migrations/index.js"
 import type { StartFailure } from "../runtime/start-failure.js"
 import { type DatabaseConfig, databaseConfig } from "./database-config.js"
 import { type EmbeddedServerError, startEmbeddedServer } from "./embedded-server.js"
+import { DatabasePool, poolUsageOf } from "./pool-usage.js"
 import { statementPool } from "./statement-pool.js"
 
 const EMBEDDED_DATABASE = "points"
@@ -42,17 +43,31 @@ const serverUrl = (config: DatabaseConfig) =>
       }),
   })
 
-/** A pooled client of the database at `url`, with every migration applied. */
+/**
+ * A pooled client of the database at `url`, with every migration applied, and a read-only view of its pool
+ * (DatabasePool).
+ */
 export const databaseAt = (url: Redacted.Redacted, options: { readonly poolSize: number }) => {
-  const client = PgClient.layerFromPool({
-    acquire: statementPool({
-      url,
-      maxConnections: options.poolSize,
-      applicationName: "points-platform",
-      connectTimeout: "10 seconds",
+  // PgClient.layerFromPool, with the pool kept for its view: the client does not expose it. Released in
+  // reverse: the client first, then the pool ends.
+  const client = Layer.scopedContext(
+    Effect.gen(function* () {
+      const pool = yield* statementPool({
+        url,
+        maxConnections: options.poolSize,
+        applicationName: "points-platform",
+        connectTimeout: "10 seconds",
+      })
+      const sql = yield* PgClient.fromPool({
+        acquire: Effect.succeed(pool),
+        applicationName: "points-platform",
+      })
+      return Context.make(PgClient.PgClient, sql).pipe(
+        Context.add(SqlClient.SqlClient, sql),
+        Context.add(DatabasePool, poolUsageOf(pool, options.poolSize)),
+      )
     }),
-    applicationName: "points-platform",
-  })
+  ).pipe(Layer.provide(Reactivity.layer))
   // Two processes starting at once may both try to create the migrations table; the loser retries and then
   // finds every migration applied under the migrator's table lock.
   const migrated = PgMigrator.layer({ loader: migrations }).pipe(
@@ -67,7 +82,7 @@ export const databaseAt = (url: Redacted.Redacted, options: { readonly poolSize:
  * under DATA_DIR (default `.data/`) across restarts. Migrations run before the layer is ready.
  */
 export const DatabaseLive: Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient,
+  PgClient.PgClient | SqlClient.SqlClient | DatabasePool,
   SqlError.SqlError | ConfigError.ConfigError | EmbeddedServerError | StartFailure | Migrator.MigrationError
 > = Layer.unwrapScoped(
   Effect.gen(function* () {

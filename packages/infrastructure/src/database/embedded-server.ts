@@ -4,12 +4,14 @@ import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Data, Effect, Redacted } from "effect"
 import { processAlive } from "../runtime/process-alive.js"
-import { StartFailure } from "../runtime/start-failure.js"
+import { rootMessage, StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
+import { PostgresLogTail } from "./postgres-log.js"
 
-/** The embedded server could not be initialised or started. */
+/** The embedded server could not be initialised or started on its data directory (DATA_DIR). */
 export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
   readonly step: "initialise" | "start" | "create database"
+  readonly dataDir: string
   readonly cause: unknown
 }> {}
 
@@ -100,9 +102,14 @@ export const startEmbeddedServer = (dataDir: string) =>
   Effect.gen(function* () {
     const root = resolve(dataDir)
     const databaseDir = join(root, "postgres")
-    yield* Effect.promise(async () => {
-      await mkdir(root, { recursive: true })
-      await chmod(root, 0o755)
+    // A DATA_DIR that is a file, or that this user cannot make or open to the server's user, is named.
+    yield* Effect.tryPromise({
+      try: async () => {
+        await mkdir(root, { recursive: true })
+        await chmod(root, 0o755)
+      },
+      catch: (error) =>
+        new StartFailure({ message: `DATA_DIR (${root}) cannot be used: ${rootMessage(error)}` }),
     })
     // A server already running on the data (another process of the platform, or one a killed process left
     // behind) is named, not met with the library's "An error has occurred".
@@ -114,6 +121,7 @@ export const startEmbeddedServer = (dataDir: string) =>
     }
     const port = yield* freePort
     const EmbeddedPostgres = yield* loadEmbeddedPostgres
+    const log = new PostgresLogTail()
     const server = new EmbeddedPostgres({
       databaseDir,
       port,
@@ -122,19 +130,26 @@ export const startEmbeddedServer = (dataDir: string) =>
       persistent: true,
       createPostgresUser: true,
       postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"],
-      onLog: () => {},
+      onLog: log.add,
       onError: () => {},
     })
     if (!existsSync(join(databaseDir, "PG_VERSION"))) {
       yield* Effect.tryPromise({
         try: () => server.initialise(),
-        catch: (cause) => new EmbeddedServerError({ step: "initialise", cause }),
+        catch: (cause) => new EmbeddedServerError({ step: "initialise", dataDir: root, cause }),
       })
     }
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => server.start(),
-        catch: (cause) => new EmbeddedServerError({ step: "start", cause }),
+        // The library rejects with nothing when the server exits early: why is in the server's own log
+        // (a data directory of another version, or not one at all).
+        catch: (cause) =>
+          new EmbeddedServerError({
+            step: "start",
+            dataDir: root,
+            cause: cause instanceof Error ? cause : new Error(log.reason()),
+          }),
       }).pipe(
         // A process that exits at its stop deadline stops the server at once (clients cut off, their
         // transactions rolled back) instead of leaving it running on the data directory.

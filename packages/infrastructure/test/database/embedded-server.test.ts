@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Effect, Exit } from "effect"
+import { PostgresLogTail } from "../../src/database/postgres-log.js"
 import { EmbeddedServerError, StartFailure, startEmbeddedServer, startProblemOf } from "../../src/index.js"
 import { testDatabase } from "../../src/testing/index.js"
 
@@ -34,8 +35,77 @@ layer(testDatabase())("The embedded server", (it) => {
 })
 
 describe("A start failure of the embedded server", () => {
-  it("says in one line what the embedded server could not do", () => {
-    const cause = Cause.fail(new EmbeddedServerError({ step: "start", cause: new Error("port 5432 taken") }))
-    expect(startProblemOf(cause)).toBe("the embedded PostgreSQL (DATA_DIR) could not start: port 5432 taken")
+  it("says in one line what the embedded server could not do, and on which DATA_DIR", () => {
+    const cause = Cause.fail(
+      new EmbeddedServerError({ step: "start", dataDir: "/srv/points", cause: new Error("port 5432 taken") }),
+    )
+    expect(startProblemOf(cause)).toBe(
+      "the embedded PostgreSQL could not start on DATA_DIR (/srv/points): port 5432 taken",
+    )
+  })
+})
+
+// A temporary directory for one test's DATA_DIR, removed with the scope.
+const temporaryDirectory = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "points-embedded-"))),
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true })),
+)
+
+// The one line an operator would read: the start must fail (not die) with a problem startProblemOf names.
+const startProblem = (dataDir: string) =>
+  Effect.gen(function* () {
+    const exit = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
+    expect(Exit.isFailure(exit)).toBe(true)
+    return Exit.isFailure(exit) ? startProblemOf(exit.cause) : undefined
+  })
+
+describe("The embedded server on a DATA_DIR it cannot use", () => {
+  it.scoped("names DATA_DIR and the reason when it is a file", () =>
+    Effect.gen(function* () {
+      const file = join(yield* temporaryDirectory, "not-a-directory")
+      yield* Effect.promise(() => writeFile(file, "x"))
+      expect(yield* startProblem(file)).toBe(
+        `DATA_DIR (${file}) cannot be used: EEXIST: file already exists, mkdir '${file}'`,
+      )
+    }),
+  )
+
+  it.scoped(
+    "names DATA_DIR and what PostgreSQL says of data that is not of its version",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        // A real data directory: initialised, started and stopped once.
+        yield* Effect.scoped(startEmbeddedServer(dataDir))
+        const version = join(dataDir, "postgres", "PG_VERSION")
+        yield* Effect.promise(() => writeFile(version, "garbage\n"))
+        expect(yield* startProblem(dataDir)).toBe(
+          `the embedded PostgreSQL could not start on DATA_DIR (${dataDir}): "${join(dataDir, "postgres")}" is not a valid data directory: File "${version}" does not contain valid data.`,
+        )
+        yield* Effect.promise(() => writeFile(version, "15\n"))
+        expect(yield* startProblem(dataDir)).toMatch(
+          new RegExp(
+            `^the embedded PostgreSQL could not start on DATA_DIR \\(${dataDir}\\): database files are incompatible with server: The data directory was initialized by PostgreSQL version 15, which is not compatible with this version \\d+`,
+          ),
+        )
+      }),
+    120_000,
+  )
+})
+
+describe("PostgresLogTail", () => {
+  it("reads the first FATAL with its details, else the last line, else says nothing came", () => {
+    const tail = new PostgresLogTail()
+    expect(tail.reason()).toBe("PostgreSQL exited without saying why")
+    tail.add('postgres: could not access the server configuration file "/d/postgresql.conf": No such file\n')
+    expect(tail.reason()).toBe(
+      'postgres: could not access the server configuration file "/d/postgresql.conf": No such file',
+    )
+    tail.add(
+      "2026-11-22 11:19:16.520 UTC [20442] LOG:  starting PostgreSQL 18.4\n" +
+        "2026-11-22 11:19:16.520 UTC [20442] FATAL:  data directory has wrong ownership\n" +
+        "2026-11-22 11:19:16.520 UTC [20442] HINT:  The server must be started by the user that owns it.\n",
+    )
+    expect(tail.reason()).toBe("data directory has wrong ownership")
   })
 })
