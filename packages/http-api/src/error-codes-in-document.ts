@@ -37,7 +37,7 @@ const codesOfKind = (path: string, operation: Json, status: ErrorStatus): CodesA
       return { GH1008: "the body is over 1 MiB" }
     case 415:
       return {
-        GH1010: oauth ? "the body is neither form-urlencoded nor JSON" : "the body is not application/json",
+        GH1010: `${oauth ? "the body is neither form-urlencoded nor JSON" : "the body is not application/json"}, or is sent with a Content-Encoding (compressed): send it as is`,
       }
     case 422:
       return keyed
