@@ -79,10 +79,11 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
       yield* revokeToken({ ...credentials, token: token.access_token })
       yield* tokens.forget(token.access_token)
       yield* Deferred.succeed(answer, undefined)
+      // The first lookup found the token valid: refused only because it was looked up again.
       const duringResult = yield* Fiber.join(during)
       expect(duringResult._tag).toBe("Left")
+      expect(lookups).toBeGreaterThanOrEqual(2)
       invalidToken("revoked")(yield* Effect.flip(tokens.authenticate(token.access_token)))
-      expect(lookups).toBe(3)
     }),
   )
 
