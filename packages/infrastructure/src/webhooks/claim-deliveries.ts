@@ -50,7 +50,8 @@ const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_
  * first due attempt comes before anyone's second (counting the attempts it has in flight already), and no
  * partner has more than `perPartner` in flight at once, across every dispatcher. Within a partner its
  * endpoints take turns the same way, and an endpoint that is failing (no success since its last failure)
- * has one attempt in flight at most. So a partner with a backlog or slow receivers takes its share, never
+ * has one attempt in flight at most; failing endpoints come after the others and hold half the partner's
+ * share at most together. So a partner with a backlog or slow receivers takes its share, never
  * every slot, and another partner's webhook is claimed as soon as one is free; and a receiver that hangs
  * holds one of its partner's slots once its first attempt has failed, not the partner's whole share, while
  * the partner's other endpoints get theirs. An attempt stays claimed only until its lease runs out, so a
@@ -101,26 +102,32 @@ export const claimDueDeliveries = (options: {
           ), due_endpoints AS (
             SELECT partner_id, endpoint_id FROM pending_endpoints WHERE earliest <= now()
           ), partners AS (
-            SELECT p.partner_id, in_flight.n AS in_flight
+            SELECT p.partner_id, in_flight.n AS in_flight, in_flight.failing AS failing_in_flight
             FROM (SELECT DISTINCT partner_id FROM due_endpoints) p
             CROSS JOIN LATERAL (
-              SELECT count(*) AS n FROM webhook_deliveries l
+              SELECT count(*) AS n,
+                     count(*) FILTER (
+                       WHERE EXISTS (SELECT 1 FROM webhook_endpoint_failures f WHERE f.endpoint_id = l.endpoint_id)
+                     ) AS failing
+              FROM webhook_deliveries l
               WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.lease_until > now()
             ) in_flight
             WHERE in_flight.n < ${options.perPartner}
           ), candidates AS (
             -- Each endpoint's due attempts, as many as it has room for: a failing endpoint (no success since
             -- its last failure) one in flight at a time, so a receiver that hangs is probed, not flooded.
-            SELECT due.id, due.next_attempt_at, e.partner_id, endpoint.in_flight + due.n AS endpoint_turn
+            SELECT due.id, due.next_attempt_at, e.partner_id, endpoint.failing,
+                   endpoint.in_flight + due.n AS endpoint_turn
             FROM due_endpoints e
             JOIN partners USING (partner_id)
             CROSS JOIN LATERAL (
-              SELECT count(*) AS in_flight,
-                     CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoint_failures f WHERE f.endpoint_id = e.endpoint_id)
-                          THEN 1 ELSE ${options.perPartner} END AS share
-              FROM webhook_deliveries l
-              WHERE l.partner_id = e.partner_id AND l.endpoint_id = e.endpoint_id
+              SELECT count(l.id) AS in_flight, failing.yes AS failing,
+                     CASE WHEN failing.yes THEN 1 ELSE ${options.perPartner} END AS share
+              FROM (SELECT EXISTS (SELECT 1 FROM webhook_endpoint_failures f WHERE f.endpoint_id = e.endpoint_id) AS yes) failing
+              LEFT JOIN webhook_deliveries l
+                ON l.partner_id = e.partner_id AND l.endpoint_id = e.endpoint_id
                 AND l.status = 'pending' AND l.lease_until > now()
+              GROUP BY failing.yes
             ) endpoint
             CROSS JOIN LATERAL (
               SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS n
@@ -133,13 +140,20 @@ export const claimDueDeliveries = (options: {
             ) due
           ), turns AS (
             -- A partner's endpoints take turns (each one's first before any one's second, an endpoint's
-            -- attempts in flight counting as its turns taken), and so do partners.
-            SELECT c.id, c.next_attempt_at,
-                   p.in_flight + row_number() OVER (PARTITION BY c.partner_id ORDER BY c.endpoint_turn, c.next_attempt_at, c.id)
-                     AS turn
+            -- attempts in flight counting as its turns taken), and so do partners. Failing endpoints come after
+            -- the others and hold half the partner's share at most together (one slot when it is one or two),
+            -- so however many of them hang, the partner's other endpoints keep slots of their own.
+            SELECT c.id, c.next_attempt_at, c.failing,
+                   p.in_flight + row_number() OVER (
+                     PARTITION BY c.partner_id ORDER BY c.failing, c.endpoint_turn, c.next_attempt_at, c.id) AS turn,
+                   p.failing_in_flight + row_number() OVER (
+                     PARTITION BY c.partner_id, c.failing ORDER BY c.endpoint_turn, c.next_attempt_at, c.id)
+                     AS failing_turn
             FROM candidates c JOIN partners p USING (partner_id)
           ), chosen AS (
-            SELECT id FROM turns WHERE turn <= ${options.perPartner}
+            SELECT id FROM turns
+            WHERE turn <= ${options.perPartner}
+              AND (NOT failing OR failing_turn <= greatest(${options.perPartner} / 2, 1))
             ORDER BY turn, next_attempt_at, id LIMIT ${options.limit}
           ), due AS (
             SELECT d.id FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id

@@ -138,6 +138,42 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
         }),
     )
 
+    it.effect(
+      "give failing endpoints half the partner's share together, after the others: however many hang, the rest get slots",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* emptyQueue
+          const partner = newId()
+          // Four failing endpoints with older attempts, one healthy endpoint with newer ones.
+          const failing: Array<ReadonlyArray<string>> = []
+          for (let n = 0; n < 4; n++) {
+            const ids = yield* dueAttempts(partner, 2, 10 + n)
+            failing.push(ids)
+            yield* sql`
+              INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
+              SELECT endpoint_id, partner_id, now() FROM webhook_deliveries WHERE id = ${ids[0] ?? ""}`
+          }
+          const healthy = yield* dueAttempts(partner, 3, 1)
+          const first = yield* claim(10, 4)
+          // The healthy endpoint's three first, then one failing endpoint's probe (the oldest).
+          expect(new Set(first.map((row) => row.id))).toEqual(new Set([...healthy, failing[3]?.[0]]))
+          // The healthy attempts succeed: two more probes at most (half of 4), never the partner's whole share.
+          yield* sql`
+            UPDATE webhook_deliveries SET status = 'succeeded', attempted_at = now(), next_attempt_at = NULL
+            WHERE id IN ${sql.in(healthy)}`
+          const probes = yield* claim(10, 4)
+          expect(probes).toHaveLength(1)
+          expect(failing.map((ids) => ids[0])).toContain(probes[0]?.id)
+          // With two failing endpoints in flight, a new attempt of the healthy endpoint still has a slot.
+          const [fresh] = yield* dueAttempts(partner, 1, 0)
+          yield* sql`
+            UPDATE webhook_deliveries SET endpoint_id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ${healthy[0] ?? ""})
+            WHERE id = ${fresh ?? ""}`
+          expect((yield* claim(10, 4)).map((row) => row.id)).toEqual([fresh])
+        }),
+    )
+
     it.effect("made at once, as by many dispatchers, still keep a partner within its share", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -254,15 +290,17 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
   )
 
   it.scoped(
-    "an endpoint whose receiver hangs holds one of its partner's slots; the partner's other endpoint gets the rest",
+    "endpoints whose receivers hang hold half their partner's slots at most; its other endpoint gets the rest",
     () =>
       Effect.gen(function* () {
         yield* emptyQueue
         const hanging = yield* startReceiver(() => ({ hang: true }))
         const answering = yield* startReceiver()
         const partner = newId()
-        yield* createEndpoint(partner, { url: hanging.url() })
-        // A backlog for the hanging endpoint alone, then an endpoint that answers, and one event for both.
+        // As many hanging endpoints as the partner's share (2), each with a backlog; then an endpoint that
+        // answers, and one event for all three.
+        yield* createEndpoint(partner, { url: hanging.url("/a") })
+        yield* createEndpoint(partner, { url: hanging.url("/b") })
         for (let n = 0; n < 10; n++) yield* publishEvent(partner)
         yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
         yield* eventually(
@@ -271,7 +309,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
             (sql) => sql<{ n: number }>`
             SELECT count(*)::int AS n FROM webhook_deliveries WHERE partner_id = ${partner}`,
           ),
-          (rows) => rows[0]?.n === 10,
+          (rows) => rows[0]?.n === 20,
         )
         yield* createEndpoint(partner, { url: answering.url() })
         const event = yield* publishEvent(partner)
@@ -281,7 +319,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
             pollInterval: "100 millis",
             concurrency: 4,
             perPartnerConcurrency: 2,
-            // Short, so that the hanging endpoint's first attempts fail soon and it counts as failing.
+            // Short, so that the hanging endpoints' first attempts fail soon and they count as failing.
             sendTimeout: "300 millis",
             lease: "30 seconds",
             retrySchedule: [0, 3600],
@@ -291,8 +329,8 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
           Effect.sync(() => answering.withId(event)),
           (received) => received.length === 1,
         )
-        // The endpoint's turn came after the hanging one's first two attempts and one probe at most, not
-        // after its whole backlog.
+        // Its turn came after the hanging endpoints' first attempts and a probe or two, not after their
+        // backlogs: the failing ones come after it and together hold one of the two slots.
         expect(hanging.received.length).toBeLessThanOrEqual(4)
       }),
   )
