@@ -6,3 +6,6 @@ export const hasSqlState = (error: unknown, sqlState: string) =>
   typeof error.cause === "object" &&
   error.cause !== null &&
   (error.cause as { code?: unknown }).code === sqlState
+
+/** PostgreSQL's SQLSTATE for a lock not obtained within `lock_timeout`. */
+export const LOCK_NOT_AVAILABLE = "55P03"

@@ -33,7 +33,7 @@ export const resultOf = (
       responseStatus: null,
       durationMs: outcome.durationMs,
       error: printable(outcome.error),
-      nextInSeconds: secondsUntilNextAttempt(settings.retrySchedule, claim.attempt, null),
+      nextInSeconds: secondsUntilNextAttempt(settings.retrySchedule, claim.schedule_step, null),
       disable: null,
       made: true,
     }
@@ -61,7 +61,7 @@ export const resultOf = (
       ? null
       : secondsUntilNextAttempt(
           settings.retrySchedule,
-          claim.attempt,
+          claim.schedule_step,
           retryAfterSeconds(outcome.retryAfter, new Date()),
         ),
     disable: gone ? "gone" : null,

@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Duration, Effect } from "effect"
-import { hasSqlState } from "../database/sql-state.js"
+import { hasSqlState, LOCK_NOT_AVAILABLE } from "../database/sql-state.js"
 import { recordLapsedAttempts } from "./cut-off-attempts.js"
 
 /** How long a claim waits for the claims' lock before it gives up and claims nothing this time. */
@@ -13,6 +13,8 @@ export interface ClaimedDelivery {
   readonly endpoint_id: string
   readonly event_id: string
   readonly attempt: number
+  /** The retry schedule's entry this attempt stands at (its attempt number, less the cut-off ones before it). */
+  readonly schedule_step: number
   /** The claim's token, in `leased_by`: only its holder records the attempt. */
   readonly leased_by: string
   readonly event_type: string
@@ -39,9 +41,6 @@ const claimLock = (timeoutMs: number) => `
 
 /** The most lapsed attempts a claim records before it claims: the rest are recorded by the next claims. */
 const LAPSED_PER_CLAIM = 100
-
-/** PostgreSQL's SQLSTATE for a lock not obtained within lock_timeout. */
-const LOCK_NOT_AVAILABLE = "55P03"
 
 const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_AVAILABLE)
 
@@ -74,7 +73,7 @@ export const claimDueDeliveries = (options: {
     // Attempts whose lease ran out unrecorded are recorded first, each as an attempt of its own, so that what
     // is claimed of them is their next attempt.
     Effect.zipRight(
-      recordLapsedAttempts({ lease: options.lease, limit: LAPSED_PER_CLAIM }),
+      recordLapsedAttempts({ limit: LAPSED_PER_CLAIM }),
       sql.withTransaction(
         Effect.zipRight(
           sql.unsafe(
@@ -162,11 +161,12 @@ export const claimDueDeliveries = (options: {
           ), claimed AS (
             UPDATE webhook_deliveries d
             SET lease_until = now() + ${Duration.toMillis(Duration.decode(options.lease))} * interval '1 millisecond',
-                leased_by = ${options.token}
+                leased_by = ${options.token}, claimed_at = now()
             FROM due WHERE d.id = due.id
-            RETURNING d.id, d.partner_id, d.endpoint_id, d.event_id, d.attempt, d.leased_by, d.next_attempt_at
+            RETURNING d.id, d.partner_id, d.endpoint_id, d.event_id, d.attempt, d.leased_by, d.next_attempt_at,
+                      coalesce(d.schedule_step, d.attempt) AS schedule_step
           )
-          SELECT c.id, c.partner_id, c.endpoint_id, c.event_id, c.attempt, c.leased_by,
+          SELECT c.id, c.partner_id, c.endpoint_id, c.event_id, c.attempt, c.schedule_step, c.leased_by,
                  pe.type AS event_type, pe.occurred_at, pe.data,
                  e.url, e.enabled, s.secret,
                  ARRAY(SELECT p.secret

@@ -3,6 +3,7 @@ import { WebhookEndpoint, WebhookEndpointId } from "@points/domain"
 import { Effect } from "effect"
 import { webhookStream } from "../event-store/stream-handle.js"
 import { runUnitOfWork } from "../services/run-unit-of-work.js"
+import { LAPSED_ERROR } from "./cut-off-attempts.js"
 
 /** Who disabled an endpoint: the platform, for one of its reasons, or the partner (`PATCH {"enabled": false}`). */
 export type DisabledBy = WebhookEndpoint.DisabledReason | "partner"
@@ -14,7 +15,8 @@ const why: Record<DisabledBy, string> = {
 }
 
 /**
- * Ends a disabled endpoint's pending attempts as failed, saying who disabled it, except those a dispatcher is
+ * Ends a disabled endpoint's pending attempts as failed, saying who disabled it (one whose lease ran out
+ * unrecorded as cut off, LAPSED_ERROR: it may have reached the receiver), except those a dispatcher is
  * making right now: they end when recorded, marked with their claim's token (`disabled_during_lease`) so that a
  * failure schedules no retry and starts no streak even if the endpoint is enabled again before it is recorded.
  * Forgets the failing streak, so that an endpoint enabled again starts afresh. Run in the transaction that
@@ -23,9 +25,13 @@ const why: Record<DisabledBy, string> = {
 export const endPendingAttempts = (endpointId: string, disabledBy: DisabledBy) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // One whose lease ran out unrecorded was claimed and may have reached the receiver: recorded as cut off.
     yield* sql`
       UPDATE webhook_deliveries
-      SET status = 'failed', attempted_at = now(), next_attempt_at = NULL, error = ${`not attempted: ${why[disabledBy]}`}
+      SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
+          attempted_at = CASE WHEN lease_until IS NULL THEN now()
+                              ELSE coalesce(claimed_at, lease_until - interval '60 seconds') END,
+          error = CASE WHEN lease_until IS NULL THEN ${`not attempted: ${why[disabledBy]}`} ELSE ${LAPSED_ERROR} END
       WHERE endpoint_id = ${endpointId} AND status = 'pending'
         AND (lease_until IS NULL OR lease_until <= now())`
     // After the ending, in its own statement: an attempt claimed while that one waited for its row is leased

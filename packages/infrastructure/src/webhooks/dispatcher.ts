@@ -7,14 +7,9 @@ import { uuidV7 } from "../ids/uuid-v7.js"
 import { attemptDelivery } from "./attempt-delivery.js"
 import { type ClaimedDelivery, claimDueDeliveries, untilNextDue } from "./claim-deliveries.js"
 import { recordCutOff, STOPPED_ERROR } from "./cut-off-attempts.js"
+import { attemptsRecorded } from "./delivery-metrics.js"
 import { type DispatcherOptions, type DispatcherSettings, dispatcherSettings } from "./dispatcher-options.js"
 import { recordAttempt } from "./record-attempt.js"
-
-const attemptsMade = Metric.counter("webhook_delivery_attempts", {
-  description:
-    "Webhook attempts recorded, by outcome (lost: its lease ran out and another dispatcher took it).",
-  incremental: true,
-})
 
 // The shortest wait between two looks for due attempts: an attempt falling due a moment from now is claimed
 // at the next look, not spun for.
@@ -39,7 +34,7 @@ const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings) =>
         // Never interrupt a statement in flight (see log-listener.ts); a stop waits for the record.
         Effect.uninterruptible,
         Effect.tap((recorded) =>
-          Metric.increment(Metric.tagged(attemptsMade, "outcome", recorded ? result.status : "lost")).pipe(
+          Metric.increment(attemptsRecorded(recorded ? result.status : "lost")).pipe(
             Effect.zipRight(
               Effect.logDebug("webhook attempt").pipe(
                 Effect.annotateLogs({

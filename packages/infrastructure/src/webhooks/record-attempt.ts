@@ -82,8 +82,10 @@ export const recordAttempt = (
         WHERE id = ${claim.id}
         RETURNING next_attempt_at`
       yield* sql`
-        INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at)
+        INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, schedule_step, status,
+                                        next_attempt_at)
         VALUES (${uuidV7()}, ${claim.partner_id}, ${claim.endpoint_id}, ${claim.event_id}, ${claim.attempt + 1},
+                ${claim.schedule_step + 1},
                 'pending', ${next[0]?.next_attempt_at ?? null})`
     }
     return true

@@ -1,16 +1,19 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { PartnerId } from "@points/domain"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import {
   type AttemptResult,
   type ClaimedDelivery,
   claimDueDeliveries,
   disableEndpoint,
+  LAPSED_ERROR,
+  lockStreams,
   recordAttempt,
   recordCutOff,
   STOPPED_ERROR,
   updateWebhookEndpoint,
+  webhookStream,
 } from "../../src/index.js"
 import { newId } from "../fixtures.js"
 import { createEndpoint, deliveriesOf, publishEvent, webhookDatabase } from "./webhook-fixtures.js"
@@ -144,5 +147,71 @@ layer(webhookDatabase(), { excludeTestServices: true })("recording an attempt", 
       ])
       expect(yield* streakOf(endpointId)).toHaveLength(0)
     }),
+  )
+
+  it.effect(
+    "an attempt cut off passes its entry of the retry schedule on: the receiver's retries are not spent",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { endpointId, claim } = yield* claimedAttempt
+        expect(claim.schedule_step).toBe(1)
+        yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))
+        const [, next] = yield* deliveriesOf(endpointId)
+        // Attempt 2 stands where attempt 1 stood: its failure waits the schedule's first retry, not its second.
+        const second = yield* claimOf(next?.id ?? "")
+        expect([second.attempt, second.schedule_step]).toEqual([2, 1])
+        yield* record(second)
+        const [third] = yield* sql<{ attempt: number; schedule_step: number }>`
+        SELECT attempt, schedule_step FROM webhook_deliveries
+        WHERE endpoint_id = ${endpointId} AND status = 'pending'`
+        expect(third).toEqual({ attempt: 3, schedule_step: 2 })
+      }),
+  )
+
+  it.effect("a disable records an attempt whose lease ran out unrecorded as cut off, not as never made", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { partner, endpointId, claim } = yield* claimedAttempt
+      yield* sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE id = ${claim.id}`
+      yield* setEnabled(partner, endpointId, false)
+      const [row] = yield* deliveriesOf(endpointId)
+      expect(row).toMatchObject({ attempt: 1, status: "failed", error: LAPSED_ERROR })
+      // At the claim's time, not the disable's.
+      expect(row?.attempted_at).toEqual(claim.claimed_at)
+    }),
+  )
+
+  it.scoped(
+    "a lapsed attempt whose endpoint's stream is held is left to a later claim; claims go on meanwhile",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { partner, endpointId, claim } = yield* claimedAttempt
+        yield* sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE id = ${claim.id}`
+        // A transaction holds the endpoint's stream (a stalled process) until the test lets it go.
+        const held = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.zipRight(
+              lockStreams({ partnerId: partner, write: [webhookStream(endpointId).streamId], read: [] }),
+              Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)),
+            ),
+          ),
+        )
+        yield* Deferred.await(held)
+        // Another partner's attempt is claimed though the lapsed one cannot be recorded yet.
+        const other = yield* claimedAttempt
+        expect(other.claim.attempt).toBe(1)
+        expect((yield* deliveriesOf(endpointId)).map((row) => row.status)).toEqual(["pending"])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        yield* claimDueDeliveries({ limit: 1, perPartner: 8, lease: "60 seconds", token: `test/${newId()}` })
+        expect((yield* deliveriesOf(endpointId)).map((row) => [row.status, row.error])).toEqual([
+          ["failed", LAPSED_ERROR],
+          ["pending", null],
+        ])
+      }),
   )
 })
