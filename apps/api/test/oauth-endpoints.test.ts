@@ -394,6 +394,44 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     }),
   )
 
+  it.effect(
+    "a percent-encoded path to either endpoint is answered as the endpoint is, no-store included",
+    () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret } = yield* newPartner()
+        const credentials = { client_id: clientId, client_secret: clientSecret }
+        // The router decodes each segment: `%6F` is `o`, so these are the token and revoke endpoints.
+        const issued = yield* call("POST", "/api/%6Fauth/token", form(credentials))
+        expect(issued.status, issued.text).toBe(200)
+        expect(issued.body.token_type).toBe("Bearer")
+        expectNoStore(issued)
+        // HTTP Basic with no body at all, as on the plain path.
+        const basicOnly = yield* call("POST", "/api/%6fauth/token", {
+          headers: basic(clientId, clientSecret),
+        })
+        expect(basicOnly.status, basicOnly.text).toBe(200)
+        expectNoStore(basicOnly)
+        const refused = yield* call(
+          "POST",
+          "/api/%6Fauth/token",
+          form({ ...credentials, client_secret: "wrong" }),
+        )
+        expectInvalidClient(refused, false)
+        const missing = yield* call("POST", "/api/%6Fauth/revoke", form(credentials))
+        expect(missing.status, missing.text).toBe(400)
+        expect(missing.body.error).toBe("invalid_request")
+        expectNoStore(missing)
+        const revoked = yield* call(
+          "POST",
+          "/api/%6Fauth/revoke",
+          form({ ...credentials, token: issued.body.token }),
+        )
+        expect(revoked.status, revoked.text).toBe(200)
+        expectNoStore(revoked)
+        expect((yield* call("GET", "/api/users", { token: issued.body.token })).status).toBe(401)
+      }),
+  )
+
   it.effect("every answer of both endpoints carries Cache-Control: no-store and Pragma: no-cache", () =>
     Effect.gen(function* () {
       const { clientId, clientSecret } = yield* newPartner()
