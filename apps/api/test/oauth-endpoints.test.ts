@@ -213,6 +213,47 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }),
   )
 
+  it.effect("a parameter sent without a value, in a form or JSON, is as if omitted (RFC 6749 3.2)", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      const header = basic(clientId, clientSecret)
+      for (const empty of [{ client_id: "" }, { client_secret: "" }, { grant_type: "" }]) {
+        for (const reply of [
+          yield* call("POST", TOKEN, form(empty, header)),
+          yield* call("POST", TOKEN, { json: empty, headers: header }),
+        ]) {
+          expect(reply.status, `${JSON.stringify(empty)}: ${reply.text}`).toBe(200)
+          expect(reply.body.token_type).toBe("Bearer")
+        }
+      }
+      // The same answer as the parameter's absence: its status, error and headers, nothing run further.
+      const sameAs = (omitted: Reply, empty: Reply) => {
+        expect(empty.status, empty.text).toBe(omitted.status)
+        const { id: _omittedId, ...omittedError } = omitted.body.errors[0]
+        const { id: _emptyId, ...emptyError } = empty.body.errors[0]
+        expect(emptyError).toEqual(omittedError)
+        expect(empty.body.error).toBe(omitted.body.error)
+        for (const name of ["ratelimit-policy", "www-authenticate"])
+          expect(empty.headers.get(name) === null, name).toBe(omitted.headers.get(name) === null)
+        expectNoStore(empty)
+      }
+      const noToken = yield* call("POST", REVOKE, form({}, header))
+      expect(noToken.body.errors[0]).toMatchObject({ code: "GH1006", message: "token is required" })
+      sameAs(noToken, yield* call("POST", REVOKE, form({ token: "" }, header)))
+      sameAs(noToken, yield* call("POST", REVOKE, { json: { token: "" }, headers: header }))
+      const { token } = (yield* call("POST", TOKEN, form({}, header))).body
+      for (const [path, fields] of [
+        [TOKEN, { client_id: clientId }],
+        [REVOKE, { client_id: clientId, token }],
+      ] as const) {
+        const noSecret = yield* call("POST", path, form(fields))
+        expectInvalidClient(noSecret, false)
+        sameAs(noSecret, yield* call("POST", path, form({ ...fields, client_secret: "" })))
+        sameAs(noSecret, yield* call("POST", path, { json: { ...fields, client_secret: "" } }))
+      }
+    }),
+  )
+
   it.effect("a non-empty scope is 400 invalid_scope, from a form or JSON; an empty one is none", () =>
     Effect.gen(function* () {
       const { clientId, clientSecret } = yield* newPartner()
@@ -273,7 +314,6 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(json.status, json.text).toBe(200)
         const mismatched = [
           yield* call("POST", TOKEN, form({ client_id: other.clientId }, header)),
-          yield* call("POST", TOKEN, form({ client_id: "" }, header)),
           yield* call("POST", REVOKE, form({ token, client_id: other.clientId }, header)),
         ]
         for (const reply of mismatched) {
@@ -392,6 +432,44 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       ).toBe(200)
       expect(yield* checks).toBe(before + 1)
     }),
+  )
+
+  it.effect(
+    "a percent-encoded path to either endpoint is answered as the endpoint is, no-store included",
+    () =>
+      Effect.gen(function* () {
+        const { clientId, clientSecret } = yield* newPartner()
+        const credentials = { client_id: clientId, client_secret: clientSecret }
+        // The router decodes each segment: `%6F` is `o`, so these are the token and revoke endpoints.
+        const issued = yield* call("POST", "/api/%6Fauth/token", form(credentials))
+        expect(issued.status, issued.text).toBe(200)
+        expect(issued.body.token_type).toBe("Bearer")
+        expectNoStore(issued)
+        // HTTP Basic with no body at all, as on the plain path.
+        const basicOnly = yield* call("POST", "/api/%6fauth/token", {
+          headers: basic(clientId, clientSecret),
+        })
+        expect(basicOnly.status, basicOnly.text).toBe(200)
+        expectNoStore(basicOnly)
+        const refused = yield* call(
+          "POST",
+          "/api/%6Fauth/token",
+          form({ ...credentials, client_secret: "wrong" }),
+        )
+        expectInvalidClient(refused, false)
+        const missing = yield* call("POST", "/api/%6Fauth/revoke", form(credentials))
+        expect(missing.status, missing.text).toBe(400)
+        expect(missing.body.error).toBe("invalid_request")
+        expectNoStore(missing)
+        const revoked = yield* call(
+          "POST",
+          "/api/%6Fauth/revoke",
+          form({ ...credentials, token: issued.body.token }),
+        )
+        expect(revoked.status, revoked.text).toBe(200)
+        expectNoStore(revoked)
+        expect((yield* call("GET", "/api/users", { token: issued.body.token })).status).toBe(401)
+      }),
   )
 
   it.effect("every answer of both endpoints carries Cache-Control: no-store and Pragma: no-cache", () =>

@@ -179,6 +179,38 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
       }),
     )
 
+    it.effect("a percent-encoded path to create or rotate-secret is answered with no-store too", () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        // The router decodes each segment: these reach Create and rotate-secret, and answer a secret.
+        const created = yield* call("POST", "/api/webhooks/%65ndpoints", {
+          token,
+          json: { url: "https://hooks.acme.example/encoded" },
+        })
+        expect(created.status, created.text).toBe(201)
+        const rotated = yield* call("POST", `${hooks}/${created.body.id}/rotate%2Dsecret`, { token })
+        expect(rotated.status, rotated.text).toBe(200)
+        const listed = yield* call("GET", "/api/webhooks/%65ndpoints", { token })
+        expect(listed.status, listed.text).toBe(200)
+        for (const reply of [created, rotated]) {
+          expect(reply.body.secret).toMatch(/^whsec_/)
+          expect(reply.headers.get("cache-control"), reply.text).toBe("no-store")
+          expect(reply.headers.get("pragma"), reply.text).toBe("no-cache")
+        }
+        expect(listed.headers.get("cache-control")).toBe("no-store")
+        // An encoded `/` stays inside its segment, where the router reads it: no route, nothing kept from a cache.
+        const notRouted = yield* call(
+          "POST",
+          `/api/webhooks/endpoints%2F${created.body.id}%2Frotate-secret`,
+          {
+            token,
+          },
+        )
+        expect(notRouted.status).toBe(404)
+        expect(notRouted.headers.get("cache-control")).toBeNull()
+      }),
+    )
+
     it.effect("another partner's endpoint is 404 LE0002 for every operation, and stays as it was", () =>
       Effect.gen(function* () {
         const acme = yield* newPartner("Acme")

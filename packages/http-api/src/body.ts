@@ -1,12 +1,17 @@
-import { SchemaAST as AST, Either, ParseResult, Predicate, Schema } from "effect"
+import { SchemaAST as AST, Either, identity, ParseResult, Predicate, Schema } from "effect"
 import { decodeProblems, reportedIssue } from "./problems.js"
 
 /**
  * A JSON request body of the shape `schema` describes (and documents, in the OpenAPI document), decoded so
  * that a refusal reports every invalid field in the published wording, one entry each (at most
  * MAX_PROBLEMS), and a body that is not a JSON object (`[]`, `null`, `"x"`, nothing) as exactly that.
+ * `fieldsOf` says what the object's fields are taken to be before anything reads them (all of them, as sent,
+ * unless an endpoint's rules say otherwise).
  */
-export const jsonBody = <A, I>(schema: Schema.Schema<A, I, never>) =>
+export const jsonBody = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  fieldsOf: (body: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>> = identity,
+) =>
   Schema.declare(
     [schema],
     {
@@ -15,7 +20,7 @@ export const jsonBody = <A, I>(schema: Schema.Schema<A, I, never>) =>
         return (input, _, ast) =>
           Either.mapLeft(
             Predicate.isRecord(input)
-              ? decode(input)
+              ? decode(fieldsOf(input))
               : Either.left([{ path: [], message: "the body must be a JSON object" }]),
             (problems) => reportedIssue(ast, input, problems),
           )

@@ -115,7 +115,7 @@ export const OAuthLive = HttpApiBuilder.group(PointsApi, "oauth", (handlers) =>
           }
           // RFC 6749 3.3 would have the answer name the scope granted, which the published token object has
           // no field for; a token grants the partner's whole API, so a request for a scope is refused.
-          if (payload.scope !== undefined && payload.scope !== "") {
+          if (payload.scope !== undefined) {
             const message = new InvalidParams({
               field: "scope",
               problem: "is not supported: this platform issues tokens without scopes; omit it",

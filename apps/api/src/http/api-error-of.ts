@@ -1,5 +1,5 @@
 import type { PlatformError } from "@points/domain"
-import { ApiError, type ErrorEntry, type ErrorStatus } from "@points/http-api"
+import { ApiError, type ErrorEntry, type ErrorStatus, routedPath } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 
 /** One entry of the published error body, with a fresh id for this occurrence. */
@@ -62,8 +62,11 @@ export const isDatabaseUnreachable = (defect: unknown): boolean => {
 /** True for the paths of the admin API (Bearer ADMIN_TOKEN; absent when ADMIN_TOKEN is unset). */
 export const isAdminPath = (path: string): boolean => path === "/admin/api" || path.startsWith("/admin/api/")
 
-/** True for the paths of the OAuth endpoints, whose answers follow RFC 6749 as well as DESIGN.md. */
-export const isOAuthPath = (path: string): boolean => path.startsWith("/api/oauth/")
+/**
+ * True for the paths of the OAuth endpoints, whose answers follow RFC 6749 as well as DESIGN.md; read as the
+ * router reads them (`/api/%6Fauth/token` is the token endpoint).
+ */
+export const isOAuthPath = (path: string): boolean => routedPath(path).startsWith("/api/oauth/")
 
 // RFC 6749 5.2 names the token endpoint's codes; a refusal it has no code for is `invalid_request`. It has no
 // code for throttling either: a 429, like a 503, is `temporarily_unavailable` (RFC 6749 4.1.2.1), the one

@@ -3,7 +3,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { IdempotencyKey, IdempotencyKeyInProgress, idAsIssued, type PartnerId } from "@points/domain"
-import { ApiError, CurrentPrincipal } from "@points/http-api"
+import { ApiError, CurrentPrincipal, routedPath } from "@points/http-api"
 import {
   type AnyUnitPlan,
   claimKeyInTransaction,
@@ -50,20 +50,10 @@ const canonical = (value: unknown): string => {
   return JSON.stringify(value)
 }
 
-// The path as the router reads it: each segment percent-decoded, a UUID in any case as the id it names (the
-// contract's paths vary only by ids), then written one way. `/api/orders/%30…/cancel` and the same id in
-// upper case are one request, not a different path under the same key.
-const pathFingerprint = (path: string) =>
-  path
-    .split("/")
-    .map((segment) => {
-      try {
-        return encodeURIComponent(idAsIssued(decodeURIComponent(segment)))
-      } catch {
-        return segment
-      }
-    })
-    .join("/")
+// The path as the router reads it (routedPath), a UUID in any case as the id it names (the contract's paths
+// vary only by ids). `/api/orders/%30…/cancel` and the same id in upper case are one request, not a different
+// path under the same key.
+const pathFingerprint = (path: string) => routedPath(path).split("/").map(idAsIssued).join("/")
 
 const bodyDigest = (text: string) => {
   let normal = text

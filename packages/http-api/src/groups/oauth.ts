@@ -15,6 +15,12 @@ export const TokenResource = Schema.Struct({
 }).pipe(Schema.annotations({ identifier: "AccessToken" }))
 export type TokenResource = typeof TokenResource.Type
 
+// RFC 6749 3.2: "Parameters sent without a value MUST be treated as if they were omitted from the request",
+// as a form's `client_id=` or JSON's `"client_id": ""`: left out before the body is decoded, so that the
+// schema and the handler see only the parameters that have a value.
+const withoutEmptyParameters = (body: Readonly<Record<string, unknown>>) =>
+  Object.fromEntries(Object.entries(body).filter(([, value]) => value !== ""))
+
 /**
  * Create Token's request as a form (RFC 6749 4.4); a JSON object with the same fields is accepted too, and
  * the client may authenticate with HTTP Basic instead of the body fields (then it may send no body at all, or
@@ -34,6 +40,7 @@ export const TokenRequestBody = jsonBody(
       }),
     ),
   }).pipe(Schema.annotations({ identifier: "TokenRequest" })),
+  withoutEmptyParameters,
 ).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
 /** Revoke Token's request (RFC 7009), client authenticated as for Create Token. */
@@ -44,6 +51,7 @@ export const RevokeRequestBody = jsonBody(
     client_id: Schema.optional(Text),
     client_secret: Schema.optional(Text),
   }).pipe(Schema.annotations({ identifier: "RevokeRequest" })),
+  withoutEmptyParameters,
 ).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
 /**
