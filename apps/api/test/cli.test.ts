@@ -297,6 +297,18 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           expect(created.code).toBe(0)
           expect(JSON.parse(created.stdout)).toEqual({ data: [], next_cursor: null })
           expect(created.stderr).toContain(`Note: no database under ${fresh} yet (DATA_DIR)`)
+
+          // A DATA_DIR that is a file: one line saying why it cannot be used, no note, no stack.
+          const file = join(dataDir, "a-file")
+          yield* Effect.promise(() => writeFile(file, "not a directory"))
+          const refused = yield* runCli(["partners", "list"], { DATABASE_URL: undefined, DATA_DIR: file })
+          expect(refused.code).toBe(1)
+          expect(refused.stderr.trim().split("\n")).toHaveLength(1)
+          expect(refused.stderr).toContain(
+            `Error SV5003: service unavailable: retry later (DATA_DIR (${file}) cannot be used: `,
+          )
+          expect(refused.stderr).toContain("; set DATABASE_URL to use another server")
+          expect(refused.stderr).not.toContain("Note:")
         }).pipe(Effect.scoped),
       180_000,
     )

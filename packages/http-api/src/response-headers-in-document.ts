@@ -90,7 +90,8 @@ const headersOf = (path: string, operation: Json, status: string, response: Json
   return {
     "X-Request-Id": ref("RequestId"),
     "Api-Version": ref("ApiVersion"),
-    ...((partner && status !== "401") || oauth
+    // A 413 or 415 is answered from the request's head, before the token or the client is looked at.
+    ...(((partner && status !== "401") || oauth) && status !== "413" && status !== "415"
       ? { "RateLimit-Policy": ref("RateLimitPolicy"), RateLimit: ref("RateLimit") }
       : {}),
     ...(status === "429" || status === "503" ? { "Retry-After": ref("RetryAfter") } : {}),

@@ -161,6 +161,11 @@ describe("The HTTP contract", () => {
       "WWW-Authenticate",
     ])
     expect(headersAt("/api/points/add", "post", "422")).not.toContain("Idempotent-Replayed")
+    // Answered from the request's head, before any token or client is looked at: no rate-limit headers.
+    for (const status of ["413", "415"]) {
+      expect(headersAt("/api/points/add", "post", status)).not.toContain("RateLimit")
+      expect(headersAt("/api/oauth/token", "post", status)).not.toContain("RateLimit")
+    }
     expect(headersAt("/api/oauth/token", "post", "200")).toEqual(
       expect.arrayContaining(["Cache-Control", "Pragma"]),
     )

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { DatabaseLive, databaseConfig, EmbeddedServerError } from "@points/infrastructure"
 import { Console, Data, Effect, Layer, Option } from "effect"
@@ -61,7 +61,11 @@ export const AdminDatabaseLive = Layer.unwrapEffect(
     if (Option.isSome(inUse)) return Layer.fail(inUse.value)
     // A data directory that does not exist yet is made empty: say so (on stderr), since a mistyped DATA_DIR
     // would otherwise look like a database without partners.
-    if (!existsSync(join(dataDir, "postgres"))) {
+    // (Not for a DATA_DIR that is a file: the start says why that cannot be used.)
+    if (
+      !existsSync(join(dataDir, "postgres")) &&
+      !(existsSync(dataDir) && !statSync(dataDir).isDirectory())
+    ) {
       yield* Console.error(
         `Note: no database under ${dataDir} yet (DATA_DIR); a new, empty one is created there. The server's is under the DATA_DIR it runs with (default .data/ of its working directory), or set DATABASE_URL.`,
       )

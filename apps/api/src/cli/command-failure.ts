@@ -1,6 +1,6 @@
 import { MigrationError } from "@effect/sql/Migrator"
 import { SqlError } from "@effect/sql/SqlError"
-import { EmbeddedServerError, uuidV7 } from "@points/infrastructure"
+import { EmbeddedServerError, StartFailure, uuidV7 } from "@points/infrastructure"
 import { ConfigError, Console, Data, Effect } from "effect"
 import { isDatabaseUnreachable, isPlatformError, unavailable, unexpected } from "../http/api-error-of.js"
 import { DatabaseInUse } from "./admin-database.js"
@@ -47,6 +47,9 @@ const reasonOf = (error: unknown): Reason => {
       unavailable,
       `could not ${error.step} the embedded PostgreSQL under DATA_DIR (${error.dataDir}): ${causeText(error.cause)}; set DATABASE_URL to use another server`,
     )
+  // The embedded server's start problems said in one line (DATA_DIR not a directory, data it refuses).
+  if (error instanceof StartFailure)
+    return asApiAnswers(unavailable, `${error.message}; set DATABASE_URL to use another server`)
   if (error instanceof SqlError)
     return isDatabaseUnreachable(error)
       ? asApiAnswers(unavailable, `the database is out of reach: ${causeText(error.cause)}`)

@@ -49,8 +49,8 @@ const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_
  * first due attempt comes before anyone's second (counting the attempts it has in flight already), and no
  * partner has more than `perPartner` in flight at once, across every dispatcher. Within a partner its
  * endpoints take turns the same way, and an endpoint that is failing (no success since its last failure)
- * has one attempt in flight at most; failing endpoints come after the others and hold half the partner's
- * share at most together. So a partner with a backlog or slow receivers takes its share, never
+ * has one attempt in flight at most; failing endpoints hold half the partner's share at most together (and
+ * at the same turn come after the others), so each kind keeps slots of its own. So a partner with a backlog or slow receivers takes its share, never
  * every slot, and another partner's webhook is claimed as soon as one is free; and a receiver that hangs
  * holds one of its partner's slots once its first attempt has failed, not the partner's whole share, while
  * the partner's other endpoints get theirs. An attempt stays claimed only until its lease runs out, so a
@@ -137,22 +137,29 @@ export const claimDueDeliveries = (options: {
               LIMIT least(greatest(endpoint.share - endpoint.in_flight, 0), ${options.perPartner} - partners.in_flight,
                           ${options.limit})
             ) due
+          ), capped AS (
+            -- Failing endpoints hold half the partner's share at most together (one slot when it is one or
+            -- two), so however many of them hang, the partner's other endpoints keep slots of their own.
+            SELECT c.*
+            FROM (
+              SELECT c.*, p.failing_in_flight + row_number() OVER (
+                       PARTITION BY c.partner_id ORDER BY c.endpoint_turn, c.next_attempt_at, c.id) AS failing_turn
+              FROM candidates c JOIN partners p USING (partner_id)
+              WHERE c.failing
+            ) c
+            WHERE c.failing_turn <= greatest(${options.perPartner} / 2, 1)
+            UNION ALL
+            SELECT c.*, NULL FROM candidates c WHERE NOT c.failing
           ), turns AS (
             -- A partner's endpoints take turns (each one's first before any one's second, an endpoint's
-            -- attempts in flight counting as its turns taken), and so do partners. Failing endpoints come after
-            -- the others and hold half the partner's share at most together (one slot when it is one or two),
-            -- so however many of them hang, the partner's other endpoints keep slots of their own.
-            SELECT c.id, c.next_attempt_at, c.failing,
+            -- attempts in flight counting as its turns taken; at the same turn a failing one after the others),
+            -- and so do partners.
+            SELECT c.id, c.next_attempt_at,
                    p.in_flight + row_number() OVER (
-                     PARTITION BY c.partner_id ORDER BY c.failing, c.endpoint_turn, c.next_attempt_at, c.id) AS turn,
-                   p.failing_in_flight + row_number() OVER (
-                     PARTITION BY c.partner_id, c.failing ORDER BY c.endpoint_turn, c.next_attempt_at, c.id)
-                     AS failing_turn
-            FROM candidates c JOIN partners p USING (partner_id)
+                     PARTITION BY c.partner_id ORDER BY c.endpoint_turn, c.failing, c.next_attempt_at, c.id) AS turn
+            FROM capped c JOIN partners p USING (partner_id)
           ), chosen AS (
-            SELECT id FROM turns
-            WHERE turn <= ${options.perPartner}
-              AND (NOT failing OR failing_turn <= greatest(${options.perPartner} / 2, 1))
+            SELECT id FROM turns WHERE turn <= ${options.perPartner}
             ORDER BY turn, next_attempt_at, id LIMIT ${options.limit}
           ), due AS (
             SELECT d.id FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id

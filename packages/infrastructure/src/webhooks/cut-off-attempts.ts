@@ -22,9 +22,12 @@ export const STOPPED_ERROR =
 export const LAPSED_ERROR =
   "no result: the dispatcher making it stopped answering and its lease ran out (the receiver may have had it)"
 
-// How long a cut-off record waits for the endpoint's stream lock: a holder that stalls (a paused process)
-// must not stall every dispatcher's claims behind it; the lapsed attempt is recorded by a later claim.
-const STREAM_LOCK_TIMEOUT = "500ms"
+/** How long a stopping dispatcher waits for an endpoint's stream to record an attempt it cut off. */
+export const STOPPING_LOCK_WAIT = "500ms"
+
+// How long a claim waits for an endpoint's stream to record a lapsed attempt: next to nothing, so that a
+// holder that stalls (a paused process) never slows the claims; a later claim records it.
+const LAPSED_LOCK_WAIT = "5ms"
 
 /**
  * Records an attempt that was cut off as failed with `error`, at its claim's time, and schedules the next one
@@ -32,13 +35,13 @@ const STREAM_LOCK_TIMEOUT = "500ms"
  * receiver's doing, so no failing streak starts and the next attempt stands at the same entry of the retry
  * schedule (it spends none of the receiver's retries). None is scheduled when the endpoint is disabled or
  * deleted, or was disabled while this attempt was claimed (the endpoint's stream locked first, as
- * recordAttempt does, waiting half a second at most). False when the attempt was recorded already (by its
- * holder, or as cut off by another dispatcher). Run it in a transaction.
+ * recordAttempt does, waiting `lockWait` at most: a lock timeout fails it). False when the attempt was
+ * recorded already (by its holder, or as cut off by another dispatcher). Run it in a transaction.
  */
-export const recordCutOff = (attempt: CutOffAttempt, error: string) =>
+export const recordCutOff = (attempt: CutOffAttempt, error: string, lockWait: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`SELECT set_config('lock_timeout', ${STREAM_LOCK_TIMEOUT}, true)`
+    yield* sql`SELECT set_config('lock_timeout', ${lockWait}, true)`
     yield* lockStreams({
       partnerId: attempt.partner_id,
       write: [webhookStream(attempt.endpoint_id).streamId],
@@ -69,9 +72,9 @@ export const recordCutOff = (attempt: CutOffAttempt, error: string) =>
 
 /**
  * Records the attempts whose lease ran out before their dispatcher recorded them (it died, or stalled past
- * its lease) as cut off, at most `limit` at a time, each in a transaction of its own. One whose endpoint's
- * stream is held (a stalled holder) or that another dispatcher is recording is left to a later claim.
- * Returns how many it recorded.
+ * its lease) as cut off, oldest first, at most `limit` at a time, each in a transaction of its own. One whose
+ * endpoint's stream is held (a stalled holder) is left to a later claim at once, with every other of that
+ * endpoint, as is one that another dispatcher is recording. Returns how many it recorded.
  */
 export const recordLapsedAttempts = (options: { readonly limit: number }) =>
   Effect.gen(function* () {
@@ -80,18 +83,34 @@ export const recordLapsedAttempts = (options: { readonly limit: number }) =>
       SELECT id, partner_id, endpoint_id, leased_by
       FROM webhook_deliveries
       WHERE status = 'pending' AND lease_until <= now() AND leased_by IS NOT NULL
+      ORDER BY lease_until, id
       LIMIT ${options.limit}`
+    const held = new Set<string>()
     let recorded = 0
     for (const attempt of lapsed) {
+      if (held.has(attempt.endpoint_id)) continue
       // A conflict on the endpoint's stream (a unit of work creating it meanwhile) also waits for a later claim.
-      const done = yield* sql.withTransaction(recordCutOff(attempt, LAPSED_ERROR)).pipe(
+      const done = yield* sql.withTransaction(recordCutOff(attempt, LAPSED_ERROR, LAPSED_LOCK_WAIT)).pipe(
         Effect.catchTag("StreamVersionConflict", () => Effect.succeed(false)),
         Effect.catchIf(
           (error) => hasSqlState(error, LOCK_NOT_AVAILABLE),
-          () => Effect.succeed(false),
+          () => Effect.sync(() => held.add(attempt.endpoint_id)).pipe(Effect.as(false)),
         ),
       )
       if (done) recorded++
     }
     return recorded
   })
+
+/**
+ * Ends the lease of an attempt its dispatcher stopped making but could not record (its endpoint's stream
+ * held past STOPPING_LOCK_WAIT): the next claim records it as cut off once it can, and the partner's share
+ * is free at once instead of after the lease.
+ */
+export const endLease = (attempt: CutOffAttempt) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`
+      UPDATE webhook_deliveries SET lease_until = now()
+      WHERE id = ${attempt.id} AND leased_by = ${attempt.leased_by} AND status = 'pending'`,
+  )

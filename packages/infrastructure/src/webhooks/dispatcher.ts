@@ -6,7 +6,7 @@ import type { LogNotifier } from "../event-store/log-notifier.js"
 import { uuidV7 } from "../ids/uuid-v7.js"
 import { attemptDelivery } from "./attempt-delivery.js"
 import { type ClaimedDelivery, claimDueDeliveries, untilNextDue } from "./claim-deliveries.js"
-import { recordCutOff, STOPPED_ERROR } from "./cut-off-attempts.js"
+import { endLease, recordCutOff, STOPPED_ERROR, STOPPING_LOCK_WAIT } from "./cut-off-attempts.js"
 import { attemptsRecorded } from "./delivery-metrics.js"
 import { type DispatcherOptions, type DispatcherSettings, dispatcherSettings } from "./dispatcher-options.js"
 import { recordAttempt } from "./record-attempt.js"
@@ -23,8 +23,12 @@ const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings) =>
   attemptDelivery(claim, settings).pipe(
     // Stopped mid-attempt: recorded as an attempt of its own, the next one made at once by whoever claims it.
     Effect.onInterrupt(() =>
-      Effect.ignore(
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))),
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(recordCutOff(claim, STOPPED_ERROR, STOPPING_LOCK_WAIT)).pipe(
+          // Its endpoint held: the lease ends now, and the next claim records it (as lapsed) once it can.
+          Effect.catchAll(() => endLease(claim)),
+          Effect.ignore,
+        ),
       ),
     ),
     Effect.flatMap((result) =>

@@ -14,6 +14,7 @@ import {
   createEndpoint,
   deliveriesOf,
   eventually,
+  holdEndpointStream,
   publishEvent,
   startReceiver,
   webhookDatabase,
@@ -107,6 +108,44 @@ layer(webhookDatabase(), { excludeTestServices: true })("attempts cut off", (it)
         expect(rows[0]?.attempted_at).toEqual(claimed?.claimed_at)
         expect(receiver.received).toHaveLength(1)
         yield* Fiber.interrupt(dispatcher)
+      }),
+  )
+
+  it.scoped(
+    "a dispatcher stopped while the endpoint's stream is held ends its lease at once; a later claim records it",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const receiver = yield* startReceiver((_request, earlier) =>
+          earlier === 0 ? { hang: true } : { status: 204 },
+        )
+        const partner = newId()
+        const { endpointId } = yield* createEndpoint(partner, { url: receiver.url() })
+        yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+        yield* publishEvent(partner)
+        const first = yield* Scope.make()
+        yield* Effect.forkIn(runWebhookDispatcher(quick), first)
+        yield* eventually(
+          Effect.sync(() => receiver.received.length),
+          (n) => n === 1,
+        )
+        // A transaction holds the endpoint's stream (a stalled process) until the test lets it go.
+        const letGo = yield* holdEndpointStream(partner, endpointId)
+        yield* Scope.close(first, Exit.void)
+        // Not recorded (the stream is held), but no longer counted in flight for the lease's 40 s.
+        const [leased] = yield* sql<{ status: string; lapsed: boolean }>`
+          SELECT status, lease_until <= now() AS lapsed FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`
+        expect(leased).toEqual({ status: "pending", lapsed: true })
+        yield* letGo
+        yield* Effect.forkScoped(runWebhookDispatcher(quick))
+        const rows = yield* eventually(
+          deliveriesOf(endpointId),
+          (rows) => rows.at(-1)?.status === "succeeded",
+        )
+        expect(rows.map(({ attempt, status, error }) => ({ attempt, status, error }))).toEqual([
+          { attempt: 1, status: "failed", error: LAPSED_ERROR },
+          { attempt: 2, status: "succeeded", error: null },
+        ])
       }),
   )
 })

@@ -139,7 +139,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
     )
 
     it.effect(
-      "give failing endpoints half the partner's share together, after the others: however many hang, the rest get slots",
+      "give failing endpoints half the partner's share together: however many hang, the rest get slots",
       () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
@@ -155,22 +155,36 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
               SELECT endpoint_id, partner_id, now() FROM webhook_deliveries WHERE id = ${ids[0] ?? ""}`
           }
           const healthy = yield* dueAttempts(partner, 3, 1)
+          // Turns: the healthy endpoint's first, then the failing ones' probes (oldest first) up to half of
+          // 4, then the healthy endpoint's second.
           const first = yield* claim(10, 4)
-          // The healthy endpoint's three first, then one failing endpoint's probe (the oldest).
-          expect(new Set(first.map((row) => row.id))).toEqual(new Set([...healthy, failing[3]?.[0]]))
-          // The healthy attempts succeed: two more probes at most (half of 4), never the partner's whole share.
+          expect(new Set(first.map((row) => row.id))).toEqual(
+            new Set([healthy[0], healthy[1], failing[3]?.[0], failing[2]?.[0]]),
+          )
+          // The healthy attempts succeed: no third probe (two failing in flight), the healthy one's third.
           yield* sql`
             UPDATE webhook_deliveries SET status = 'succeeded', attempted_at = now(), next_attempt_at = NULL
-            WHERE id IN ${sql.in(healthy)}`
-          const probes = yield* claim(10, 4)
-          expect(probes).toHaveLength(1)
-          expect(failing.map((ids) => ids[0])).toContain(probes[0]?.id)
-          // With two failing endpoints in flight, a new attempt of the healthy endpoint still has a slot.
-          const [fresh] = yield* dueAttempts(partner, 1, 0)
+            WHERE id IN ${sql.in(healthy.slice(0, 2))}`
+          expect((yield* claim(10, 4)).map((row) => row.id)).toEqual([healthy[2]])
+        }),
+    )
+
+    it.effect(
+      "give a failing endpoint its probe while a healthy endpoint of its partner has a backlog beyond the share",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* emptyQueue
+          const partner = newId()
+          const backlog = yield* dueAttempts(partner, 12, 10)
+          const [probe] = yield* dueAttempts(partner, 1, 1)
           yield* sql`
-            UPDATE webhook_deliveries SET endpoint_id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ${healthy[0] ?? ""})
-            WHERE id = ${fresh ?? ""}`
-          expect((yield* claim(10, 4)).map((row) => row.id)).toEqual([fresh])
+            INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
+            SELECT endpoint_id, partner_id, now() FROM webhook_deliveries WHERE id = ${probe ?? ""}`
+          const claimed = (yield* claim(10, 4)).map((row) => row.id)
+          expect(claimed).toHaveLength(4)
+          expect(claimed).toContain(probe)
+          expect(claimed.filter((id) => backlog.includes(id))).toHaveLength(3)
         }),
     )
 

@@ -1,22 +1,27 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { PartnerId } from "@points/domain"
-import { Deferred, Effect, Fiber } from "effect"
+import { Effect } from "effect"
 import {
   type AttemptResult,
   type ClaimedDelivery,
   claimDueDeliveries,
   disableEndpoint,
   LAPSED_ERROR,
-  lockStreams,
   recordAttempt,
   recordCutOff,
   STOPPED_ERROR,
+  STOPPING_LOCK_WAIT,
   updateWebhookEndpoint,
-  webhookStream,
 } from "../../src/index.js"
 import { newId } from "../fixtures.js"
-import { createEndpoint, deliveriesOf, publishEvent, webhookDatabase } from "./webhook-fixtures.js"
+import {
+  createEndpoint,
+  deliveriesOf,
+  holdEndpointStream,
+  publishEvent,
+  webhookDatabase,
+} from "./webhook-fixtures.js"
 
 // The dispatcher's record path on its own: a claim, what happens to the endpoint while the attempt is made
 // (nothing is sent), and the record of a failure.
@@ -130,7 +135,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("recording an attempt", 
         const { partner, endpointId, claim } = yield* claimedAttempt
         yield* setEnabled(partner, endpointId, false)
         yield* setEnabled(partner, endpointId, true)
-        expect(yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))).toBe(true)
+        expect(yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR, STOPPING_LOCK_WAIT))).toBe(true)
         expect(yield* attemptsOf(endpointId)).toEqual([[1, "failed"]])
         expect(yield* streakOf(endpointId)).toHaveLength(0)
       }),
@@ -140,7 +145,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("recording an attempt", 
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const { endpointId, claim } = yield* claimedAttempt
-      expect(yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))).toBe(true)
+      expect(yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR, STOPPING_LOCK_WAIT))).toBe(true)
       expect(yield* attemptsOf(endpointId)).toEqual([
         [1, "failed"],
         [2, "pending"],
@@ -156,7 +161,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("recording an attempt", 
         const sql = yield* SqlClient.SqlClient
         const { endpointId, claim } = yield* claimedAttempt
         expect(claim.schedule_step).toBe(1)
-        yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR))
+        yield* sql.withTransaction(recordCutOff(claim, STOPPED_ERROR, STOPPING_LOCK_WAIT))
         const [, next] = yield* deliveriesOf(endpointId)
         // Attempt 2 stands where attempt 1 stood: its failure waits the schedule's first retry, not its second.
         const second = yield* claimOf(next?.id ?? "")
@@ -190,28 +195,48 @@ layer(webhookDatabase(), { excludeTestServices: true })("recording an attempt", 
         const { partner, endpointId, claim } = yield* claimedAttempt
         yield* sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE id = ${claim.id}`
         // A transaction holds the endpoint's stream (a stalled process) until the test lets it go.
-        const held = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(
-          sql.withTransaction(
-            Effect.zipRight(
-              lockStreams({ partnerId: partner, write: [webhookStream(endpointId).streamId], read: [] }),
-              Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)),
-            ),
-          ),
-        )
-        yield* Deferred.await(held)
+        const letGo = yield* holdEndpointStream(partner, endpointId)
         // Another partner's attempt is claimed though the lapsed one cannot be recorded yet.
         const other = yield* claimedAttempt
         expect(other.claim.attempt).toBe(1)
         expect((yield* deliveriesOf(endpointId)).map((row) => row.status)).toEqual(["pending"])
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(holder)
+        yield* letGo
         yield* claimDueDeliveries({ limit: 1, perPartner: 8, lease: "60 seconds", token: `test/${newId()}` })
         expect((yield* deliveriesOf(endpointId)).map((row) => [row.status, row.error])).toEqual([
           ["failed", LAPSED_ERROR],
           ["pending", null],
         ])
       }),
+  )
+
+  it.scoped("lapsed attempts of an endpoint whose stream is held do not hold a claim up, however many", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { partner, endpointId, claim } = yield* claimedAttempt
+      // Seven more lapsed attempts of the same endpoint (a dead dispatcher's share).
+      for (let n = 0; n < 7; n++) {
+        const eventId = yield* publishEvent(partner)
+        yield* sql`
+          INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at,
+                                          lease_until, leased_by, claimed_at)
+          VALUES (${newId()}, ${partner}, ${endpointId}, ${eventId}, 1, 'pending', now() - interval '2 minutes',
+                  now() - interval '1 minute', 'dead/1', now() - interval '2 minutes')`
+      }
+      yield* sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE id = ${claim.id}`
+      // A transaction holds the endpoint's stream (a stalled process) until the test lets it go.
+      const letGo = yield* holdEndpointStream(partner, endpointId)
+      // Far within the 4 s that waiting half a second for each would take.
+      const claimed = yield* claimDueDeliveries({
+        limit: 1,
+        perPartner: 8,
+        lease: "60 seconds",
+        token: `test/${newId()}`,
+      }).pipe(Effect.timeout("2 seconds"))
+      expect(Array.isArray(claimed)).toBe(true)
+      yield* letGo
+      yield* claimDueDeliveries({ limit: 1, perPartner: 8, lease: "60 seconds", token: `test/${newId()}` })
+      const rows = yield* deliveriesOf(endpointId)
+      expect(rows.filter((row) => row.error === LAPSED_ERROR)).toHaveLength(8)
+    }),
   )
 })

@@ -3,12 +3,13 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { PartnerId, SigningSecretId, WebhookEndpoint, WebhookEndpointId } from "@points/domain"
-import { Effect, Layer, Schema } from "effect"
+import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import {
   InlineProjectionLive,
   LogListener,
   LogNotifier,
+  lockStreams,
   runUnitOfWork,
   webhookStream,
 } from "../../src/index.js"
@@ -327,3 +328,24 @@ export const deliveriesOf = (endpointId: string) =>
   )
 
 export { eventually } from "../../src/testing/index.js"
+
+/**
+ * Holds an endpoint's stream locked in a transaction of its own (a stalled process) from now until the
+ * returned effect lets it go (and waits for that transaction to end).
+ */
+export const holdEndpointStream = (partnerId: string, endpointId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const held = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const holder = yield* Effect.fork(
+      sql.withTransaction(
+        Effect.zipRight(
+          lockStreams({ partnerId, write: [webhookStream(endpointId).streamId], read: [] }),
+          Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)),
+        ),
+      ),
+    )
+    yield* Deferred.await(held)
+    return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(holder))
+  })
