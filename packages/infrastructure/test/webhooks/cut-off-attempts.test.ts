@@ -31,26 +31,32 @@ const quick: DispatcherOptions = {
 const statuses = (rows: ReadonlyArray<{ readonly attempt: number; readonly status: string }>) =>
   rows.map((row) => [row.attempt, row.status])
 
+// A dispatcher in a scope of its own making an event's first attempt, which the receiver holds until the test
+// ends (it answers every later one).
+const attemptUnderWay = Effect.gen(function* () {
+  const receiver = yield* startReceiver((_request, earlier) =>
+    earlier === 0 ? { hang: true } : { status: 204 },
+  )
+  const partner = newId()
+  const { endpointId } = yield* createEndpoint(partner, { url: receiver.url() })
+  yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+  yield* publishEvent(partner)
+  const first = yield* Scope.make()
+  yield* Effect.forkIn(runWebhookDispatcher(quick), first)
+  yield* eventually(
+    Effect.sync(() => receiver.received.length),
+    (n) => n === 1,
+  )
+  return { receiver, partner, endpointId, first }
+})
+
 // One delivery record per attempt (DESIGN.md section 6), also for an attempt whose outcome is unknown.
 layer(webhookDatabase(), { excludeTestServices: true })("attempts cut off", (it) => {
   it.scoped(
     "a dispatcher stopped mid-attempt records it as cut off; the next attempt is made at once, as attempt 2",
     () =>
       Effect.gen(function* () {
-        // The first request is held until the test ends; later ones are answered.
-        const receiver = yield* startReceiver((_request, earlier) =>
-          earlier === 0 ? { hang: true } : { status: 204 },
-        )
-        const partner = newId()
-        const { endpointId } = yield* createEndpoint(partner, { url: receiver.url() })
-        yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
-        yield* publishEvent(partner)
-        const first = yield* Scope.make()
-        yield* Effect.forkIn(runWebhookDispatcher(quick), first)
-        yield* eventually(
-          Effect.sync(() => receiver.received.length),
-          (n) => n === 1,
-        )
+        const { receiver, endpointId, first } = yield* attemptUnderWay
         yield* Scope.close(first, Exit.void)
         const [cut, next] = yield* deliveriesOf(endpointId)
         expect(cut).toMatchObject({
@@ -116,19 +122,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("attempts cut off", (it)
     () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        const receiver = yield* startReceiver((_request, earlier) =>
-          earlier === 0 ? { hang: true } : { status: 204 },
-        )
-        const partner = newId()
-        const { endpointId } = yield* createEndpoint(partner, { url: receiver.url() })
-        yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
-        yield* publishEvent(partner)
-        const first = yield* Scope.make()
-        yield* Effect.forkIn(runWebhookDispatcher(quick), first)
-        yield* eventually(
-          Effect.sync(() => receiver.received.length),
-          (n) => n === 1,
-        )
+        const { partner, endpointId, first } = yield* attemptUnderWay
         // A transaction holds the endpoint's stream (a stalled process) until the test lets it go.
         const letGo = yield* holdEndpointStream(partner, endpointId)
         yield* Scope.close(first, Exit.void)
