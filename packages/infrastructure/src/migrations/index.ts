@@ -24,6 +24,7 @@ import webhookDisabledInFlight from "./0022_webhook_disabled_in_flight.js"
 import webhookEndpointTurns from "./0023_webhook_endpoint_turns.js"
 import webhookOnePreviousSecret from "./0024_webhook_one_previous_secret.js"
 import webhookScheduleStep from "./0025_webhook_schedule_step.js"
+import webhookEndpointTurnsTaken from "./0026_webhook_endpoint_turns_taken.js"
 
 /** Every migration, in order; the key's number is its id in `effect_sql_migrations`. Never edit a landed one. */
 export const migrations = Migrator.fromRecord({
@@ -52,4 +53,5 @@ export const migrations = Migrator.fromRecord({
   "0023_webhook_endpoint_turns": webhookEndpointTurns,
   "0024_webhook_one_previous_secret": webhookOnePreviousSecret,
   "0025_webhook_schedule_step": webhookScheduleStep,
+  "0026_webhook_endpoint_turns_taken": webhookEndpointTurnsTaken,
 })

@@ -49,8 +49,8 @@ const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_
  * first due attempt comes before anyone's second (counting the attempts it has in flight already), and no
  * partner has more than `perPartner` in flight at once, across every dispatcher. Within a partner its
  * endpoints take turns the same way, and an endpoint that is failing (no success since its last failure)
- * has one attempt in flight at most; failing endpoints hold half the partner's share at most together (and
- * at the same turn come after the others), so each kind keeps slots of its own. So a partner with a backlog or slow receivers takes its share, never
+ * has one attempt in flight at most; failing endpoints hold half the partner's share at most together, and at
+ * the same turn the endpoint served longest ago goes first, so each kind keeps slots of its own over time. So a partner with a backlog or slow receivers takes its share, never
  * every slot, and another partner's webhook is claimed as soon as one is free; and a receiver that hangs
  * holds one of its partner's slots once its first attempt has failed, not the partner's whole share, while
  * the partner's other endpoints get theirs. An attempt stays claimed only until its lease runs out, so a
@@ -116,7 +116,9 @@ export const claimDueDeliveries = (options: {
             -- Each endpoint's due attempts, as many as it has room for: a failing endpoint (no success since
             -- its last failure) one in flight at a time, so a receiver that hangs is probed, not flooded.
             SELECT due.id, due.next_attempt_at, e.partner_id, endpoint.failing,
-                   endpoint.in_flight + due.n AS endpoint_turn
+                   endpoint.in_flight + due.n AS endpoint_turn,
+                   (SELECT t.last_claimed_at FROM webhook_endpoint_turns t WHERE t.endpoint_id = e.endpoint_id)
+                     AS last_served
             FROM due_endpoints e
             JOIN partners USING (partner_id)
             CROSS JOIN LATERAL (
@@ -143,7 +145,8 @@ export const claimDueDeliveries = (options: {
             SELECT c.*
             FROM (
               SELECT c.*, p.failing_in_flight + row_number() OVER (
-                       PARTITION BY c.partner_id ORDER BY c.endpoint_turn, c.next_attempt_at, c.id) AS failing_turn
+                       PARTITION BY c.partner_id
+                       ORDER BY c.endpoint_turn, c.last_served NULLS FIRST, c.next_attempt_at, c.id) AS failing_turn
               FROM candidates c JOIN partners p USING (partner_id)
               WHERE c.failing
             ) c
@@ -152,11 +155,12 @@ export const claimDueDeliveries = (options: {
             SELECT c.*, NULL FROM candidates c WHERE NOT c.failing
           ), turns AS (
             -- A partner's endpoints take turns (each one's first before any one's second, an endpoint's
-            -- attempts in flight counting as its turns taken; at the same turn a failing one after the others),
-            -- and so do partners.
+            -- attempts in flight counting as its turns taken; at the same turn the one served longest ago
+            -- first, so that they also take turns over time, one freed slot after another), and so do partners.
             SELECT c.id, c.next_attempt_at,
                    p.in_flight + row_number() OVER (
-                     PARTITION BY c.partner_id ORDER BY c.endpoint_turn, c.failing, c.next_attempt_at, c.id) AS turn
+                     PARTITION BY c.partner_id
+                     ORDER BY c.endpoint_turn, c.last_served NULLS FIRST, c.next_attempt_at, c.id) AS turn
             FROM capped c JOIN partners p USING (partner_id)
           ), chosen AS (
             SELECT id FROM turns WHERE turn <= ${options.perPartner}
@@ -172,6 +176,10 @@ export const claimDueDeliveries = (options: {
             FROM due WHERE d.id = due.id
             RETURNING d.id, d.partner_id, d.endpoint_id, d.event_id, d.attempt, d.leased_by, d.next_attempt_at,
                       coalesce(d.schedule_step, d.attempt) AS schedule_step
+          ), served AS (
+            INSERT INTO webhook_endpoint_turns (endpoint_id, last_claimed_at)
+            SELECT DISTINCT endpoint_id, now() FROM claimed
+            ON CONFLICT (endpoint_id) DO UPDATE SET last_claimed_at = excluded.last_claimed_at
           )
           SELECT c.id, c.partner_id, c.endpoint_id, c.event_id, c.attempt, c.schedule_step, c.leased_by,
                  pe.type AS event_type, pe.occurred_at, pe.data,

@@ -72,18 +72,22 @@ export const recordCutOff = (attempt: CutOffAttempt, error: string, lockWait: st
 
 /**
  * Records the attempts whose lease ran out before their dispatcher recorded them (it died, or stalled past
- * its lease) as cut off, oldest first, at most `limit` at a time, each in a transaction of its own. One whose
+ * its lease) as cut off, endpoints in turn, at most `limit` at a time, each in a transaction of its own. One whose
  * endpoint's stream is held (a stalled holder) is left to a later claim at once, with every other of that
  * endpoint, as is one that another dispatcher is recording. Returns how many it recorded.
  */
 export const recordLapsedAttempts = (options: { readonly limit: number }) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // Endpoints in turn (each one's oldest first), so that many of one endpoint held cannot fill the batch.
     const lapsed = yield* sql<CutOffAttempt>`
-      SELECT id, partner_id, endpoint_id, leased_by
-      FROM webhook_deliveries
-      WHERE status = 'pending' AND lease_until <= now() AND leased_by IS NOT NULL
-      ORDER BY lease_until, id
+      SELECT id, partner_id, endpoint_id, leased_by FROM (
+        SELECT id, partner_id, endpoint_id, leased_by, lease_until,
+               row_number() OVER (PARTITION BY endpoint_id ORDER BY lease_until, id) AS n
+        FROM webhook_deliveries
+        WHERE status = 'pending' AND lease_until <= now() AND leased_by IS NOT NULL
+      ) lapsed
+      ORDER BY n, lease_until, id
       LIMIT ${options.limit}`
     const held = new Set<string>()
     let recorded = 0

@@ -88,6 +88,7 @@ export const runWebhookDispatcher = (
       Effect.forkScoped,
     )
 
+    // Interruptible, though started in the claim's uninterruptible region: a stop cuts an attempt off.
     const start = (claim: ClaimedDelivery) =>
       FiberSet.run(
         attempts,
@@ -98,6 +99,7 @@ export const runWebhookDispatcher = (
               Queue.offer(wake, undefined),
             ),
           ),
+          Effect.interruptible,
         ),
       )
 
@@ -105,14 +107,21 @@ export const runWebhookDispatcher = (
       yield* Queue.takeAll(wake)
       const free = settings.concurrency - (yield* Ref.get(inFlight))
       if (free > 0) {
-        const claimed = yield* claimDueDeliveries({
-          limit: free,
-          perPartner: settings.perPartnerConcurrency,
-          lease: settings.lease,
-          token: `${instance}/${uuidV7()}`,
-        }).pipe(Effect.uninterruptible)
-        yield* Ref.update(inFlight, (n) => n + claimed.length)
-        yield* Effect.forEach(claimed, start, { discard: true })
+        // Claimed and started as one: a stop between the two would leave attempts leased that nothing makes
+        // or records until their lease runs out.
+        const claimed = yield* Effect.uninterruptible(
+          Effect.gen(function* () {
+            const claimed = yield* claimDueDeliveries({
+              limit: free,
+              perPartner: settings.perPartnerConcurrency,
+              lease: settings.lease,
+              token: `${instance}/${uuidV7()}`,
+            })
+            yield* Ref.update(inFlight, (n) => n + claimed.length)
+            yield* Effect.forEach(claimed, start, { discard: true })
+            return claimed
+          }),
+        )
         // As many as asked for: more may be due.
         if (claimed.length === free) return
       }

@@ -14,6 +14,7 @@ import {
   createEndpoint,
   deliveriesOf,
   eventually,
+  holdClaimsLock,
   holdEndpointStream,
   publishEvent,
   startReceiver,
@@ -141,5 +142,34 @@ layer(webhookDatabase(), { excludeTestServices: true })("attempts cut off", (it)
           { attempt: 2, status: "succeeded", error: null },
         ])
       }),
+  )
+
+  it.scoped("a dispatcher stopped while its claim waits for the claims' lock leaves no attempt leased", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const receiver = yield* startReceiver()
+      const partner = newId()
+      const { endpointId } = yield* createEndpoint(partner, { url: receiver.url() })
+      yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+      yield* publishEvent(partner)
+      yield* eventually(deliveriesOf(endpointId), (rows) => rows.length === 1)
+      // A claim that stalls while it holds the lock (a paused process): held until the test lets it go.
+      const letGo = yield* holdClaimsLock
+      const dispatcher = yield* Scope.make()
+      yield* Effect.forkIn(runWebhookDispatcher(quick), dispatcher)
+      yield* eventually(
+        sql<{
+          n: number
+        }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+        (rows) => (rows[0]?.n ?? 0) > 0,
+      )
+      const stopping = yield* Effect.fork(Scope.close(dispatcher, Exit.void))
+      yield* letGo
+      yield* Fiber.join(stopping)
+      // Whatever the claim took was started and cut off, or never claimed: nothing waits for a lease.
+      const rows = yield* sql<{ leased: boolean }>`
+        SELECT coalesce(lease_until > now(), false) AS leased FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`
+      expect(rows.filter((row) => row.leased)).toEqual([])
+    }),
   )
 })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber } from "effect"
+import { Duration, Effect } from "effect"
 import {
   claimDueDeliveries,
   LAPSED_ERROR,
@@ -12,6 +12,7 @@ import { newId } from "../fixtures.js"
 import {
   createEndpoint,
   eventually,
+  holdClaimsLock,
   publishEvent,
   startReceiver,
   webhookDatabase,
@@ -188,6 +189,45 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
         }),
     )
 
+    it.effect(
+      "take turns over time too: one slot freed at a time, no endpoint is starved by another's backlog",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const endpointOf = (id: string | undefined) =>
+            Effect.map(
+              sql<{ endpoint_id: string }>`SELECT endpoint_id FROM webhook_deliveries WHERE id = ${id ?? ""}`,
+              (rows) => rows[0]?.endpoint_id ?? "",
+            )
+          const succeed = (id: string) =>
+            sql`UPDATE webhook_deliveries SET status = 'succeeded', attempted_at = now(), next_attempt_at = NULL
+              WHERE id = ${id}`
+          for (const share of [1, 2]) {
+            yield* emptyQueue
+            const partner = newId()
+            // Healthy endpoints with long backlogs (one per slot), and a failing endpoint due later.
+            const healthy = []
+            for (let n = 0; n < share; n++)
+              healthy.push(yield* endpointOf((yield* dueAttempts(partner, 20, 10 - n))[0]))
+            const [probe] = yield* dueAttempts(partner, 1, 1)
+            yield* sql`
+            INSERT INTO webhook_endpoint_failures (endpoint_id, partner_id, failing_since)
+            VALUES (${yield* endpointOf(probe)}, ${partner}, now())`
+            const served: Array<string> = []
+            const inFlight: Array<string> = []
+            for (let round = 0; round < 3 * (share + 1); round++) {
+              const claimed = yield* claim(10, share)
+              served.push(...claimed.map((row) => row.endpoint_id))
+              inFlight.push(...claimed.map((row) => row.id))
+              const done = inFlight.shift()
+              if (done !== undefined) yield* succeed(done)
+            }
+            expect(served, `share ${share}`).toContain(yield* endpointOf(probe))
+            for (const endpoint of healthy) expect(served, `share ${share}`).toContain(endpoint)
+          }
+        }),
+    )
+
     it.effect("made at once, as by many dispatchers, still keep a partner within its share", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -235,21 +275,10 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
 
   it.scoped("a claim that cannot get the claims' lock in time claims nothing instead of waiting on", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       yield* emptyQueue
       yield* dueAttempts(newId(), 1, 10)
       // A claim that stalls while it holds the lock (a paused process): held until the test lets it go.
-      const held = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const stalled = yield* Effect.fork(
-        sql.withTransaction(
-          Effect.zipRight(
-            sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0))`,
-            Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)),
-          ),
-        ),
-      )
-      yield* Deferred.await(held)
+      const letGo = yield* holdClaimsLock
       const given = yield* claimDueDeliveries({
         limit: 4,
         perPartner: 8,
@@ -258,8 +287,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("fair webhook dispatch",
         lockTimeout: "200 millis",
       })
       expect(given).toEqual([])
-      yield* Deferred.succeed(release, undefined)
-      yield* Fiber.join(stalled)
+      yield* letGo
       // Once the lock is free, the attempt is claimed as usual.
       expect(yield* claim(4, 8)).toHaveLength(1)
     }),

@@ -10,6 +10,7 @@ import {
   LAPSED_ERROR,
   recordAttempt,
   recordCutOff,
+  recordLapsedAttempts,
   STOPPED_ERROR,
   STOPPING_LOCK_WAIT,
   updateWebhookEndpoint,
@@ -238,5 +239,28 @@ layer(webhookDatabase(), { excludeTestServices: true })("recording an attempt", 
       const rows = yield* deliveriesOf(endpointId)
       expect(rows.filter((row) => row.error === LAPSED_ERROR)).toHaveLength(8)
     }),
+  )
+
+  it.effect(
+    "a held endpoint with more lapsed attempts than a claim records does not keep another's unrecorded",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { partner, endpointId } = yield* claimedAttempt
+        const other = yield* claimedAttempt
+        // 101 lapsed attempts of the first endpoint, the oldest, beside the other's one.
+        yield* sql`
+        INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at,
+                                        lease_until, leased_by, claimed_at)
+        SELECT gen_random_uuid(), ${partner}, ${endpointId}, event_id, 1, 'pending', now() - interval '3 minutes',
+               now() - interval '2 minutes' - n * interval '1 millisecond', 'dead/1', now() - interval '3 minutes'
+        FROM webhook_deliveries, generate_series(1, 101) n WHERE id = ${other.claim.id}`
+        yield* sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE id = ${other.claim.id}`
+        const letGo = yield* holdEndpointStream(partner, endpointId)
+        expect(yield* recordLapsedAttempts({ limit: 100 })).toBeGreaterThanOrEqual(1)
+        yield* letGo
+        const [recorded] = yield* deliveriesOf(other.endpointId)
+        expect(recorded).toMatchObject({ attempt: 1, status: "failed", error: LAPSED_ERROR })
+      }),
   )
 })

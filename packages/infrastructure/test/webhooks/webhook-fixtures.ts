@@ -329,23 +329,30 @@ export const deliveriesOf = (endpointId: string) =>
 
 export { eventually } from "../../src/testing/index.js"
 
-/**
- * Holds an endpoint's stream locked in a transaction of its own (a stalled process) from now until the
- * returned effect lets it go (and waits for that transaction to end).
- */
-export const holdEndpointStream = (partnerId: string, endpointId: string) =>
+// Holds a lock in a transaction of its own (a stalled process) from now until the returned effect lets it
+// go (and waits for that transaction to end).
+const holdInTransaction = <E, R>(lock: Effect.Effect<unknown, E, R>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const held = yield* Deferred.make<void>()
     const release = yield* Deferred.make<void>()
     const holder = yield* Effect.fork(
       sql.withTransaction(
-        Effect.zipRight(
-          lockStreams({ partnerId, write: [webhookStream(endpointId).streamId], read: [] }),
-          Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)),
-        ),
+        Effect.zipRight(lock, Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release))),
       ),
     )
     yield* Deferred.await(held)
     return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(holder))
   })
+
+/** Holds an endpoint's stream locked (a stalled process) until the returned effect lets it go. */
+export const holdEndpointStream = (partnerId: string, endpointId: string) =>
+  holdInTransaction(lockStreams({ partnerId, write: [webhookStream(endpointId).streamId], read: [] }))
+
+/** Holds the claims' lock, as a claim that stalls in its transaction, until the returned effect lets it go. */
+export const holdClaimsLock = holdInTransaction(
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0))`,
+  ),
+)
