@@ -55,6 +55,29 @@ const gate = () => {
   return { open: () => open(), opened }
 }
 
+// A partner's endpoint whose receiver holds the first request open until `release`, then answers it 500 (and
+// every later one 204); returned once that first attempt is in flight, with a way to enable or disable it.
+const firstAttemptHeldOpen = (retrySchedule: ReadonlyArray<number>) =>
+  Effect.gen(function* () {
+    const inFlight = gate()
+    const released = gate()
+    let requests = 0
+    const receiver = yield* startReceiver(() => {
+      if (requests++ > 0) return { status: 204 }
+      inFlight.open()
+      return { status: 500, after: released.opened }
+    })
+    const partner = newId()
+    const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+    yield* runDelivery({ ...quick, retrySchedule })
+    const first = yield* publishEvent(partner)
+    yield* Effect.promise(() => inFlight.opened)
+    const context = { partnerId: PartnerId.make(partner), requestId: `req-${newId()}`, idempotencyKey: null }
+    const setEnabled = (enabled: boolean) =>
+      updateWebhookEndpoint(context, endpoint.endpointId, { enabled }, { allowPrivateTargets: true })
+    return { receiver, partner, endpoint, first, release: () => released.open(), setEnabled }
+  })
+
 const settled = (rows: ReadonlyArray<{ readonly status: string }>, count: number) =>
   rows.length === count && rows.every((row) => row.status !== "pending")
 
@@ -411,29 +434,11 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
     () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        // The first request is held open until the test has disabled the endpoint, then fails.
-        const inFlight = gate()
-        const released = gate()
-        let requests = 0
-        const receiver = yield* startReceiver(() => {
-          if (requests++ > 0) return { status: 204 }
-          inFlight.open()
-          return { status: 500, after: released.opened }
-        })
-        const partner = newId()
-        const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
-        yield* runDelivery({ ...quick, retrySchedule: [0, 60] })
-        const first = yield* publishEvent(partner)
-        yield* Effect.promise(() => inFlight.opened)
-
-        const context = {
-          partnerId: PartnerId.make(partner),
-          requestId: `req-${newId()}`,
-          idempotencyKey: null,
-        }
-        const allow = { allowPrivateTargets: true }
-        yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: false }, allow)
-        released.open()
+        const { receiver, partner, endpoint, first, release, setEnabled } = yield* firstAttemptHeldOpen([
+          0, 60,
+        ])
+        yield* setEnabled(false)
+        release()
         const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => r[0]?.status === "failed")
         expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([
           [1, "failed", 500],
@@ -443,7 +448,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
           yield* sql`SELECT 1 FROM webhook_endpoint_failures WHERE endpoint_id = ${endpoint.endpointId}`
         expect(streaks).toHaveLength(0)
 
-        yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: true }, allow)
+        yield* setEnabled(true)
         // Were a retry pending, it would now be due, and sent before the next event.
         yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now()
                  WHERE endpoint_id = ${endpoint.endpointId} AND status = 'pending'`
@@ -458,30 +463,11 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
 
   it.scoped("an attempt in flight across a disable and an enabling schedules no retry if it fails", () =>
     Effect.gen(function* () {
-      const inFlight = gate()
-      const released = gate()
-      let requests = 0
-      const receiver = yield* startReceiver(() => {
-        if (requests++ > 0) return { status: 204 }
-        inFlight.open()
-        return { status: 500, after: released.opened }
-      })
-      const partner = newId()
-      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
       // A retry would be due at once: a second request would arrive before the test looks.
-      yield* runDelivery({ ...quick, retrySchedule: [0, 0] })
-      const first = yield* publishEvent(partner)
-      yield* Effect.promise(() => inFlight.opened)
-
-      const context = {
-        partnerId: PartnerId.make(partner),
-        requestId: `req-${newId()}`,
-        idempotencyKey: null,
-      }
-      const allow = { allowPrivateTargets: true }
-      yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: false }, allow)
-      yield* updateWebhookEndpoint(context, endpoint.endpointId, { enabled: true }, allow)
-      released.open()
+      const { receiver, partner, endpoint, first, release, setEnabled } = yield* firstAttemptHeldOpen([0, 0])
+      yield* setEnabled(false)
+      yield* setEnabled(true)
+      release()
       yield* eventually(deliveriesOf(endpoint.endpointId), (r) => r[0]?.status === "failed")
       const next = yield* publishEvent(partner)
       const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
@@ -496,41 +482,20 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
   it.scoped("a failed attempt recorded while the partner's disable commits leaves no retry pending", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const inFlight = gate()
-      const released = gate()
-      const receiver = yield* startReceiver(() => {
-        inFlight.open()
-        return { status: 500, after: released.opened }
-      })
-      const partner = newId()
-      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
-      yield* runDelivery({ ...quick, retrySchedule: [0, 60] })
-      yield* publishEvent(partner)
-      yield* Effect.promise(() => inFlight.opened)
-
+      const { endpoint, release, setEnabled } = yield* firstAttemptHeldOpen([0, 60])
       // The disable has ended the pending attempts but not committed when the attempt fails and is recorded.
-      const context = {
-        partnerId: PartnerId.make(partner),
-        requestId: `req-${newId()}`,
-        idempotencyKey: null,
-      }
       const disabled = yield* Deferred.make<void>()
       const commit = yield* Deferred.make<void>()
       const disabling = yield* Effect.fork(
         sql.withTransaction(
-          updateWebhookEndpoint(
-            context,
-            endpoint.endpointId,
-            { enabled: false },
-            { allowPrivateTargets: true },
-          ).pipe(
+          setEnabled(false).pipe(
             Effect.zipRight(Deferred.succeed(disabled, undefined)),
             Effect.zipRight(Deferred.await(commit)),
           ),
         ),
       )
       yield* Deferred.await(disabled)
-      released.open()
+      release()
       // The recording either waits for the disable's lock or (without that lock) is already written.
       yield* eventually(
         Effect.map(
