@@ -558,6 +558,8 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expectPublishedError(yield* call("POST", path, form), 404, "NN1002")
       }
       expectPublishedError(yield* call("POST", "/api/users", form), 415, "GH1010")
+      // The router decodes a percent-encoded letter: the same route, checked as its plain spelling is.
+      expectPublishedError(yield* call("POST", "/api/%75sers", form), 415, "GH1010")
       const listed = yield* call("GET", "/api/users?partner_user_id=form-user", { token })
       expect(listed.body.data).toEqual([])
       // `;` ended the path for the router: this closed the user.

@@ -60,7 +60,10 @@ export const isDatabaseUnreachable = (defect: unknown): boolean => {
 }
 
 /** True for the paths of the admin API (Bearer ADMIN_TOKEN; absent when ADMIN_TOKEN is unset). */
-export const isAdminPath = (path: string): boolean => path === "/admin/api" || path.startsWith("/admin/api/")
+export const isAdminPath = (path: string): boolean => {
+  const routed = routedPath(path)
+  return routed === "/admin/api" || routed.startsWith("/admin/api/")
+}
 
 /**
  * True for the paths of the OAuth endpoints, whose answers follow RFC 6749 as well as DESIGN.md; read as the

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { InvalidToken } from "@points/domain"
-import { AdminAuthentication, ApiError, Authentication } from "@points/http-api"
+import { AdminAuthentication, ApiError, Authentication, routedPath } from "@points/http-api"
 import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
 import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
@@ -142,7 +142,7 @@ export const credentialsAdmitBody = (path: string) =>
         sameSecret(credentials.token, Redacted.value(expected)),
       )
     }
-    if (!path.startsWith("/api/")) return false
+    if (!routedPath(path).startsWith("/api/")) return false
     const tokens = yield* BearerTokens
     return yield* tokens.authenticate(credentials.token).pipe(
       Effect.as(true),

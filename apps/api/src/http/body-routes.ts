@@ -1,5 +1,5 @@
 import { HttpApi } from "@effect/platform"
-import { PointsApi, RequiredIdempotencyKeyHeader } from "@points/http-api"
+import { PointsApi, RequiredIdempotencyKeyHeader, routedPath } from "@points/http-api"
 import { Option } from "effect"
 
 /** A route that takes a body: its method, its path template and pattern, and the media types it accepts. */
@@ -41,5 +41,8 @@ const bodyRoutes: ReadonlyArray<BodyRoute> = (() => {
 })()
 
 /** The route a request with a body goes to; undefined when it takes none (a body sent to it is ignored). */
-export const bodyRouteOf = (method: string, path: string): BodyRoute | undefined =>
-  bodyRoutes.find((route) => route.method === method && route.path.test(path))
+export const bodyRouteOf = (method: string, path: string): BodyRoute | undefined => {
+  // As the router reads it: `/api/%75sers` is POST /api/users.
+  const routed = routedPath(path)
+  return bodyRoutes.find((route) => route.method === method && route.path.test(routed))
+}

@@ -244,7 +244,7 @@ export const idempotentPost = <A, I, E, R>(post: IdempotentPost<A, I, E, R>) =>
 
 // Every POST under /api takes a key, except the token endpoints (DESIGN.md section 4).
 const takesKey = (method: string, path: string) =>
-  method === "POST" && path.startsWith("/api/") && !isOAuthPath(path)
+  method === "POST" && routedPath(path).startsWith("/api/") && !isOAuthPath(path)
 
 /**
  * The answer to a keyed POST refused before its handler ran (its body failed the schema or was not JSON):
