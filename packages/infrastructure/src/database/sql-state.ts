@@ -7,5 +7,5 @@ export const hasSqlState = (error: unknown, sqlState: string) =>
   error.cause !== null &&
   (error.cause as { code?: unknown }).code === sqlState
 
-/** PostgreSQL's SQLSTATE for a lock not obtained within `lock_timeout`. */
-export const LOCK_NOT_AVAILABLE = "55P03"
+/** True for a lock not obtained within `lock_timeout` (SQLSTATE 55P03). */
+export const isLockNotAvailable = (error: unknown) => hasSqlState(error, "55P03")

@@ -1,6 +1,6 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
-import { hasSqlState, LOCK_NOT_AVAILABLE } from "../database/sql-state.js"
+import { isLockNotAvailable } from "../database/sql-state.js"
 import { recordLapsedAttempts } from "./cut-off-attempts.js"
 
 /** How long a claim waits for the claims' lock before it gives up and claims nothing this time. */
@@ -41,8 +41,6 @@ const claimLock = (timeoutMs: number) => `
 
 /** The most lapsed attempts a claim records before it claims: the rest are recorded by the next claims. */
 const LAPSED_PER_CLAIM = 100
-
-const isLockTimeout = (error: SqlError.SqlError) => hasSqlState(error, LOCK_NOT_AVAILABLE)
 
 /**
  * Claims at most `limit` due pending attempts for `lease`, shared fairly between partners: every partner's
@@ -200,7 +198,7 @@ export const claimDueDeliveries = (options: {
       ),
     ),
   ).pipe(
-    Effect.catchIf(isLockTimeout, () =>
+    Effect.catchIf(isLockNotAvailable, () =>
       Effect.as(Effect.logWarning("webhook claim gave up waiting for the claims' lock"), []),
     ),
   )

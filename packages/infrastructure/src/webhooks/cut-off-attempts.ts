@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Metric } from "effect"
-import { hasSqlState, LOCK_NOT_AVAILABLE } from "../database/sql-state.js"
+import { isLockNotAvailable } from "../database/sql-state.js"
 import { lockStreams } from "../event-store/lock-streams.js"
 import { webhookStream } from "../event-store/stream-handle.js"
 import { uuidV7 } from "../ids/uuid-v7.js"
@@ -13,6 +13,12 @@ export interface CutOffAttempt {
   readonly endpoint_id: string
   readonly leased_by: string
 }
+
+/**
+ * When a cut-off attempt was claimed, as SQL over its row: rows claimed before migration 0025 hold only their
+ * lease's end, the default lease (60 s) after the claim.
+ */
+export const CUT_OFF_CLAIM_TIME = "coalesce(claimed_at, lease_until - interval '60 seconds')"
 
 /** The error recorded for an attempt its dispatcher stopped making (SIGTERM, a stop of its scope). */
 export const STOPPED_ERROR =
@@ -50,7 +56,7 @@ export const recordCutOff = (attempt: CutOffAttempt, error: string, lockWait: st
     const cut = yield* sql<{ event_id: string; attempt: number; schedule_step: number; follows: boolean }>`
       UPDATE webhook_deliveries d
       SET status = 'failed', error = ${error}, lease_until = NULL,
-          attempted_at = coalesce(d.claimed_at, d.lease_until - interval '60 seconds'),
+          attempted_at = ${sql.literal(CUT_OFF_CLAIM_TIME)},
           next_attempt_at = CASE WHEN e.enabled AND d.disabled_during_lease IS DISTINCT FROM d.leased_by THEN now() END
       FROM (SELECT ${attempt.id}::uuid AS id) target
       LEFT JOIN webhook_endpoints e ON e.id = ${attempt.endpoint_id} AND e.partner_id = ${attempt.partner_id}
@@ -96,9 +102,8 @@ export const recordLapsedAttempts = (options: { readonly limit: number }) =>
       // A conflict on the endpoint's stream (a unit of work creating it meanwhile) also waits for a later claim.
       const done = yield* sql.withTransaction(recordCutOff(attempt, LAPSED_ERROR, LAPSED_LOCK_WAIT)).pipe(
         Effect.catchTag("StreamVersionConflict", () => Effect.succeed(false)),
-        Effect.catchIf(
-          (error) => hasSqlState(error, LOCK_NOT_AVAILABLE),
-          () => Effect.sync(() => held.add(attempt.endpoint_id)).pipe(Effect.as(false)),
+        Effect.catchIf(isLockNotAvailable, () =>
+          Effect.sync(() => held.add(attempt.endpoint_id)).pipe(Effect.as(false)),
         ),
       )
       if (done) recorded++

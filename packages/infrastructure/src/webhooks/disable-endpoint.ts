@@ -3,7 +3,7 @@ import { WebhookEndpoint, WebhookEndpointId } from "@points/domain"
 import { Effect } from "effect"
 import { webhookStream } from "../event-store/stream-handle.js"
 import { runUnitOfWork } from "../services/run-unit-of-work.js"
-import { LAPSED_ERROR } from "./cut-off-attempts.js"
+import { CUT_OFF_CLAIM_TIME, LAPSED_ERROR } from "./cut-off-attempts.js"
 
 /** Who disabled an endpoint: the platform, for one of its reasons, or the partner (`PATCH {"enabled": false}`). */
 export type DisabledBy = WebhookEndpoint.DisabledReason | "partner"
@@ -30,7 +30,7 @@ export const endPendingAttempts = (endpointId: string, disabledBy: DisabledBy) =
       UPDATE webhook_deliveries
       SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
           attempted_at = CASE WHEN lease_until IS NULL THEN now()
-                              ELSE coalesce(claimed_at, lease_until - interval '60 seconds') END,
+                              ELSE ${sql.literal(CUT_OFF_CLAIM_TIME)} END,
           error = CASE WHEN lease_until IS NULL THEN ${`not attempted: ${why[disabledBy]}`} ELSE ${LAPSED_ERROR} END
       WHERE endpoint_id = ${endpointId} AND status = 'pending'
         AND (lease_until IS NULL OR lease_until <= now())`
