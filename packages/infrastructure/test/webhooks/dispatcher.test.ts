@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { PartnerId } from "@points/domain"
-import { Deferred, Effect, Fiber } from "effect"
+import { Effect } from "effect"
 import {
   type DispatcherOptions,
   runWebhookDispatcher,
@@ -18,6 +18,7 @@ import {
   eventually,
   publishEvent,
   rotateSecret,
+  runUncommitted,
   sampleDataFor,
   startReceiver,
   verifies,
@@ -484,17 +485,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
       const sql = yield* SqlClient.SqlClient
       const { endpoint, release, setEnabled } = yield* firstAttemptHeldOpen([0, 60])
       // The disable has ended the pending attempts but not committed when the attempt fails and is recorded.
-      const disabled = yield* Deferred.make<void>()
-      const commit = yield* Deferred.make<void>()
-      const disabling = yield* Effect.fork(
-        sql.withTransaction(
-          setEnabled(false).pipe(
-            Effect.zipRight(Deferred.succeed(disabled, undefined)),
-            Effect.zipRight(Deferred.await(commit)),
-          ),
-        ),
-      )
-      yield* Deferred.await(disabled)
+      const commitDisable = yield* runUncommitted(setEnabled(false))
       release()
       // The recording either waits for the disable's lock or (without that lock) is already written.
       yield* eventually(
@@ -508,8 +499,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
         ),
         (waitingOrRecorded) => waitingOrRecorded,
       )
-      yield* Deferred.succeed(commit, undefined)
-      yield* Fiber.join(disabling)
+      yield* commitDisable
       const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => r[0]?.status === "failed")
       expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([[1, "failed", 500]])
     }),

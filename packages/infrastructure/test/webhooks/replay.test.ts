@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { PartnerId } from "@points/domain"
-import { Deferred, Effect, Fiber } from "effect"
+import { Effect, Fiber } from "effect"
 import {
   disableEndpoint,
   listWebhookDeliveries,
@@ -17,6 +17,7 @@ import {
   deliveriesOf,
   eventually,
   publishEvent,
+  runUncommitted,
   startReceiver,
   verifies,
   webhookDatabase,
@@ -202,27 +203,18 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
 
   it.effect("a replay waits for a disable being committed, and is then refused", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const partner = newId()
       const context = contextOf(partner)
       const endpoint = yield* createEndpoint(partner, { url: "https://hooks.example.com/in" })
       const event = yield* publishEvent(partner)
-      const disabled = yield* Deferred.make<void>()
-      const commit = yield* Deferred.make<void>()
-      const disabling = yield* Effect.fork(
-        sql.withTransaction(
-          updateWebhookEndpoint(
-            context,
-            endpoint.endpointId,
-            { enabled: false },
-            { allowPrivateTargets: true },
-          ).pipe(
-            Effect.zipRight(Deferred.succeed(disabled, undefined)),
-            Effect.zipRight(Deferred.await(commit)),
-          ),
+      const commitDisable = yield* runUncommitted(
+        updateWebhookEndpoint(
+          context,
+          endpoint.endpointId,
+          { enabled: false },
+          { allowPrivateTargets: true },
         ),
       )
-      yield* Deferred.await(disabled)
       const replaying = yield* Effect.fork(
         Effect.either(replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [event] })),
       )
@@ -235,8 +227,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
         ),
         (waitsOrDone) => waitsOrDone,
       )
-      yield* Deferred.succeed(commit, undefined)
-      yield* Fiber.join(disabling)
+      yield* commitDisable
       const replayed = yield* Fiber.join(replaying)
       expect(replayed._tag === "Left" && replayed.left._tag).toBe("EndpointDisabled")
       expect(yield* deliveriesOf(endpoint.endpointId)).toEqual([])
@@ -245,22 +236,13 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
 
   it.effect("a disable waits for a replay being committed, then ends the attempts it scheduled", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const partner = newId()
       const context = contextOf(partner)
       const endpoint = yield* createEndpoint(partner, { url: "https://hooks.example.com/in" })
       const event = yield* publishEvent(partner)
-      const scheduled = yield* Deferred.make<void>()
-      const commit = yield* Deferred.make<void>()
-      const replaying = yield* Effect.fork(
-        sql.withTransaction(
-          replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [event] }).pipe(
-            Effect.zipLeft(Deferred.succeed(scheduled, undefined)),
-            Effect.zipLeft(Deferred.await(commit)),
-          ),
-        ),
+      const commitReplay = yield* runUncommitted(
+        replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [event] }),
       )
-      yield* Deferred.await(scheduled)
       const disabling = yield* Effect.fork(
         updateWebhookEndpoint(
           context,
@@ -278,8 +260,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
         ),
         (waitsOrDone) => waitsOrDone,
       )
-      yield* Deferred.succeed(commit, undefined)
-      expect(yield* Fiber.join(replaying)).toEqual({ replayed: 1 })
+      expect(yield* commitReplay).toEqual({ replayed: 1 })
       yield* Fiber.join(disabling)
       const rows = yield* deliveriesOf(endpoint.endpointId)
       expect(rows.map((row) => [row.event_id, row.status, row.error])).toEqual([

@@ -329,28 +329,30 @@ export const deliveriesOf = (endpointId: string) =>
 
 export { eventually } from "../../src/testing/index.js"
 
-// Holds a lock in a transaction of its own (a stalled process) from now until the returned effect lets it
-// go (and waits for that transaction to end).
-const holdInTransaction = <E, R>(lock: Effect.Effect<unknown, E, R>) =>
+/**
+ * Runs `effect` in a transaction of its own and returns once it has run, its transaction still open (its locks
+ * held, its writes unseen): the returned effect commits it and gives its result.
+ */
+export const runUncommitted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const held = yield* Deferred.make<void>()
-    const release = yield* Deferred.make<void>()
-    const holder = yield* Effect.fork(
+    const ran = yield* Deferred.make<void>()
+    const commit = yield* Deferred.make<void>()
+    const running = yield* Effect.fork(
       sql.withTransaction(
-        Effect.zipRight(lock, Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release))),
+        effect.pipe(Effect.zipLeft(Deferred.succeed(ran, undefined)), Effect.zipLeft(Deferred.await(commit))),
       ),
     )
-    yield* Deferred.await(held)
-    return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(holder))
+    yield* Deferred.await(ran)
+    return Effect.zipRight(Deferred.succeed(commit, undefined), Fiber.join(running))
   })
 
 /** Holds an endpoint's stream locked (a stalled process) until the returned effect lets it go. */
 export const holdEndpointStream = (partnerId: string, endpointId: string) =>
-  holdInTransaction(lockStreams({ partnerId, write: [webhookStream(endpointId).streamId], read: [] }))
+  runUncommitted(lockStreams({ partnerId, write: [webhookStream(endpointId).streamId], read: [] }))
 
 /** Holds the claims' lock, as a claim that stalls in its transaction, until the returned effect lets it go. */
-export const holdClaimsLock = holdInTransaction(
+export const holdClaimsLock = runUncommitted(
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-dispatch:claims', 0))`,
