@@ -1,15 +1,11 @@
 import { readFileSync } from "node:fs"
-import type { Server } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { housekeepingLayer, rootMessage, StartFailure } from "@points/infrastructure"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
-import { apiHttpServer, apiHttpsServer, drainServer } from "./http/node-server.js"
+import { ApiNodeServer, apiHttpServer, apiHttpsServer, drainServer } from "./http/node-server.js"
 import { HttpAppLive, UserActivationLive } from "./server.js"
-
-/** The API's Node server itself, for the graceful stop that drains it. */
-class ApiNodeServer extends Context.Tag("@points/api/ApiNodeServer")<ApiNodeServer, Server>() {}
 
 // A file a setting names, read at start: one that cannot be read stops the start naming the setting.
 const readSettingFile = (setting: string, path: string) =>

@@ -12,6 +12,7 @@ import { UsersLive } from "./handlers/users.js"
 import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
 import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
 import { AdminAuthenticationLive, AuthenticationLive, BearerTokensLive } from "./http/authentication.js"
+import { DirectPointsWritesLive } from "./http/direct-points-writes.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { OAuthHttpLive } from "./http/oauth-http.js"
 import { serverMiddleware } from "./http/server-middleware.js"
@@ -35,17 +36,10 @@ const ApiLive = HttpApiBuilder.api(PointsApi).pipe(
     ),
   ),
   Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
-  // One cache for authentication, the handlers that revoke tokens, and the server middleware (which checks a
-  // request's token before it reads its body).
-  Layer.provideMerge(BearerTokensLive),
 )
 
-/**
- * The HTTP application: the contract's handlers behind the error mapping, `/openapi.json` generated from the
- * contract and an interactive reference at `/docs`, all inside the request-id / size / media-type middleware
- * (and the OAuth endpoints' HTTP rules). Needs an HttpServer, the database, and the settings.
- */
-export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
+// The contract's handlers served by the HTTP platform (see HttpAppLive).
+const PlatformAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
   // Paths are matched exactly as the contract spells them: the router's defaults also took `/API/users`,
   // `/api/users/` and `/api//users`, which the body checks (media type) and the key fingerprints did not.
   // An id longer than the router's default limit (100) named no route (NN1002) where a shorter one is an
@@ -61,6 +55,19 @@ export const HttpAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
   Layer.provide(ErrorMiddlewareLive),
   Layer.provide(OAuthHttpLive),
   Layer.provide(ApiLive),
+)
+
+/**
+ * The HTTP application: the contract's handlers behind the error mapping, `/openapi.json` generated from the
+ * contract and an interactive reference at `/docs`, all inside the request-id / size / media-type middleware
+ * (and the OAuth endpoints' HTTP rules), with the direct write path of the points movements in front of it.
+ * Needs an HttpServer and its Node server (apiServerLayer), the database, and the settings.
+ */
+export const HttpAppLive = DirectPointsWritesLive.pipe(
+  Layer.provide(PlatformAppLive),
+  // One cache for authentication, the handlers that revoke tokens, the server middleware (which checks a
+  // request's token before it reads its body) and the direct write path.
+  Layer.provide(BearerTokensLive),
 )
 
 /** Activates new users shortly after creation (processing -> active): a consumer of the event log. */

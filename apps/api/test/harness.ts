@@ -1,11 +1,10 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { WriteSideLive } from "@points/infrastructure"
 import { eventually, testDatabase } from "@points/infrastructure/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { type ApiSettings, Settings } from "../src/config.js"
-import { apiHttpServer } from "../src/http/node-server.js"
+import { apiHttpServer, apiServerLayer } from "../src/http/node-server.js"
 import { HttpAppLive, UserActivationLive } from "../src/server.js"
 import { contractProblems } from "./contract-conformance.js"
 
@@ -31,7 +30,7 @@ export const testSettings = (overrides: Partial<ApiSettings> = {}) =>
 export const testServer = (overrides: Partial<ApiSettings> = {}) =>
   Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
     Layer.provideMerge(
-      NodeHttpServer.layer(apiHttpServer, {
+      apiServerLayer(apiHttpServer, {
         port: 0,
         host: "127.0.0.1",
       }),
@@ -238,7 +237,7 @@ export const callAt = (
 export const testServerWithoutActivation = (overrides: Partial<ApiSettings> = {}) =>
   HttpAppLive.pipe(
     Layer.provideMerge(
-      NodeHttpServer.layer(apiHttpServer, {
+      apiServerLayer(apiHttpServer, {
         port: 0,
         host: "127.0.0.1",
       }),

@@ -5,7 +5,6 @@ import { request as httpsRequest } from "node:https"
 import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it, layer } from "@effect/vitest"
@@ -13,6 +12,7 @@ import { databaseAt, WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { ConfigProvider, Context, Deferred, Effect, Fiber, Layer, Redacted } from "effect"
 import { Settings } from "../src/config.js"
+import { apiHttpServer, apiServerLayer } from "../src/http/node-server.js"
 import { HttpAppLive } from "../src/server.js"
 import { publishedDocument } from "./contract-conformance.js"
 import { ADMIN_TOKEN, call, eventually, metricValue, newPartner, testSettings } from "./harness.js"
@@ -476,7 +476,7 @@ const ProxiedDatabaseLive = Layer.unwrapScoped(
 ).pipe(Layer.provide(testDatabase()))
 
 const OutageServerLive = HttpAppLive.pipe(
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(apiServerLayer(apiHttpServer, { port: 0, host: "127.0.0.1" })),
   Layer.provide(WriteSideLive),
   Layer.provide(testSettings()),
   Layer.provideMerge(ProxiedDatabaseLive),

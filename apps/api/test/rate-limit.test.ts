@@ -1,10 +1,9 @@
-import { createServer } from "node:http"
 import type { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { Context, Effect, Layer } from "effect"
+import { apiHttpServer, apiServerLayer } from "../src/http/node-server.js"
 import { HttpAppLive } from "../src/server.js"
 import { baseUrl, callAt, metricValue, newPartnerAt, type Reply, testSettings } from "./harness.js"
 
@@ -15,7 +14,7 @@ const policy = { rateLimitPerSecond: 1, rateLimitBurst: 5 }
 
 // One server on its own socket; each `Layer.build` builds its own HttpAppLive (layers are memoised per build).
 const apiServer = HttpAppLive.pipe(
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(apiServerLayer(apiHttpServer, { port: 0, host: "127.0.0.1" })),
 )
 
 const TwoServersLive = Layer.scoped(

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication, routedPath } from "@points/http-api"
 import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
@@ -7,6 +8,7 @@ import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
 import { apiErrorOf, entryOf, isAdminPath, isOAuthPath } from "./api-error-of.js"
 import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
+import { takeHandedOverDecision } from "./handed-over.js"
 import { rateLimitRejections } from "./metrics.js"
 import { rateLimitHeaders } from "./rate-limit-headers.js"
 import { currentPartnerId } from "./request-context.js"
@@ -68,9 +70,10 @@ export const AuthenticationLive = Layer.scoped(
             ),
             Effect.catchAll((error) => (error instanceof ApiError ? Effect.fail(error) : Effect.die(error))),
           )
-          const decision = yield* rateLimit
-            .consume(`partner:${principal.partnerId}`, policy)
-            .pipe(Effect.orDie)
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const decision =
+            takeHandedOverDecision(NodeHttpServerRequest.toIncomingMessage(request)) ??
+            (yield* rateLimit.consume(`partner:${principal.partnerId}`, policy).pipe(Effect.orDie))
           yield* HttpApp.appendPreResponseHandler((_request, response) =>
             Effect.succeed(
               HttpServerResponse.setHeaders(response, rateLimitHeaders([["partner", decision]])),

@@ -81,11 +81,13 @@ export class CappedRequest extends IncomingMessage {
     if (chunk === null) {
       this.releaseBuffered()
       this.checkUtf8(undefined)
-      if (!this.notUtf8) return super.push(chunk, encoding)
-      // The body ends in a failure for whoever reads it; one nobody reads just ends (see _read).
-      if (this.listenerCount("error") > 0) this.destroy(new BodyNotUtf8())
-      else this.endWithheld = true
-      return false
+      const holder = this.holder
+      if (holder !== undefined) {
+        holder.ended = true
+        holder.whole(this.notUtf8 ? undefined : Buffer.concat(holder.chunks))
+        return false
+      }
+      return this.end(encoding)
     }
     if (chunk instanceof Uint8Array) {
       this.bodyBytes += chunk.length
@@ -104,8 +106,57 @@ export class CappedRequest extends IncomingMessage {
       bufferedBodyBytes += chunk.length
       this.buffered += chunk.length
       this.checkUtf8(chunk)
+      if (this.holder !== undefined) {
+        this.holder.chunks.push(chunk)
+        return true
+      }
     }
     return super.push(chunk, encoding)
+  }
+
+  // The end of the body, as any reader sees it: a failure for one that reads a body that is not UTF-8.
+  private end(encoding?: BufferEncoding): boolean {
+    if (!this.notUtf8) return super.push(null, encoding)
+    // The body ends in a failure for whoever reads it; one nobody reads just ends (see _read).
+    if (this.listenerCount("error") > 0) this.destroy(new BodyNotUtf8())
+    else this.endWithheld = true
+    return false
+  }
+
+  // Who holds the body back from readers (holdBody), and what of it has arrived.
+  private holder:
+    | {
+        readonly chunks: Array<Uint8Array>
+        readonly whole: (body: Buffer | undefined) => void
+        ended: boolean
+      }
+    | undefined
+
+  /**
+   * Holds the body back from the stream's readers as it arrives, under the same caps and checks, and hands it
+   * whole to `whole` once it has all arrived (undefined when it is not UTF-8); then either `consumeBody` or
+   * `releaseBody`. A body over a cap destroys the request as it would for any reader.
+   */
+  holdBody(whole: (body: Buffer | undefined) => void): void {
+    this.holder = { chunks: [], whole, ended: false }
+  }
+
+  /** Ends the stream with nothing in it: the holder read the body and answered the request. */
+  consumeBody(): void {
+    this.holder = undefined
+    super.push(null)
+  }
+
+  /**
+   * Gives the held body to the stream's readers as if it arrived now (the chunks held, and its end if it had
+   * ended), for whatever else answers the request.
+   */
+  releaseBody(): void {
+    const holder = this.holder
+    if (holder === undefined) return
+    this.holder = undefined
+    for (const chunk of holder.chunks) super.push(chunk)
+    if (holder.ended) this.end()
   }
 
   // A streaming, fatal decoder: a sequence split between two chunks is still read as one.

@@ -6,6 +6,7 @@ import { IdempotencyKey, IdempotencyKeyInProgress, idAsIssued, type PartnerId } 
 import { ApiError, CurrentPrincipal, routedPath } from "@points/http-api"
 import {
   type AnyUnitPlan,
+  type ClaimKeyRequest,
   claimKeyInTransaction,
   LogNotifier,
   type RequestContext,
@@ -15,7 +16,7 @@ import {
   WriteBatcher,
 } from "@points/infrastructure"
 import { Cause, Effect, Either, Exit, FiberRef, Metric, Option, Schema } from "effect"
-import { Settings } from "../config.js"
+import { type ApiSettings, Settings } from "../config.js"
 import { answer } from "./answer.js"
 import { apiErrorOf, isOAuthPath, isPlatformError, unexpected } from "./api-error-of.js"
 import { bodyRouteOf } from "./body-routes.js"
@@ -109,7 +110,8 @@ const json = (status: number, body: string, headers: Readonly<Record<string, str
 const keyHeaderOf = (request: HttpServerRequest.HttpServerRequest) =>
   NodeHttpServerRequest.toIncomingMessage(request).headersDistinct["idempotency-key"]
 
-const recorded = (status: number, body: string) => ({
+/** A response as a key records it: JSON, with its status and body text. */
+export const recorded = (status: number, body: string) => ({
   status,
   headers: { "Content-Type": "application/json" },
   body,
@@ -131,18 +133,26 @@ const claimRequestOf = (
   Effect.gen(function* () {
     const settings = yield* Settings
     const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
-    return {
-      partnerId,
-      key,
-      fingerprint: IdempotencyKey.RequestFingerprint.make({
-        method: request.method,
-        path: pathFingerprint(pathOf(request)),
-        bodySha256: bodyDigest(text),
-      }),
-      leaseSeconds: settings.idempotencyLeaseSeconds,
-      lifetimeSeconds: settings.idempotencyTtlSeconds,
-    }
+    return keyClaimOf(settings, { method: request.method, path: pathOf(request), text }, partnerId, key)
   })
+
+/** The claim of a partner's key for a request, given its method, path and body text (see claimRequestOf). */
+export const keyClaimOf = (
+  settings: Pick<ApiSettings, "idempotencyLeaseSeconds" | "idempotencyTtlSeconds">,
+  request: { readonly method: string; readonly path: string; readonly text: string },
+  partnerId: PartnerId,
+  key: IdempotencyKey.IdempotencyKeyValue,
+): ClaimKeyRequest => ({
+  partnerId,
+  key,
+  fingerprint: IdempotencyKey.RequestFingerprint.make({
+    method: request.method,
+    path: pathFingerprint(request.path),
+    bodySha256: bodyDigest(request.text),
+  }),
+  leaseSeconds: settings.idempotencyLeaseSeconds,
+  lifetimeSeconds: settings.idempotencyTtlSeconds,
+})
 
 /**
  * Runs a POST exactly once per Idempotency-Key (DESIGN.md section 4). The key is claimed without waiting

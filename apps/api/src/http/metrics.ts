@@ -22,6 +22,18 @@ export const idempotencyReplays = Metric.counter("idempotency_replays_total", {
   description: "Idempotent replays",
 })
 
+const directWrites = Metric.counter("direct_write_requests_total", {
+  description:
+    "Points movements taken by the direct write path, by result: answered there, or handed over to the platform (which answers them as any other request)",
+  incremental: true,
+})
+
+/** The direct write path's counters (see DirectPointsWritesLive), made once. */
+export const directWriteRequests = {
+  answered: Metric.tagged(directWrites, "result", "answered"),
+  handedOver: Metric.tagged(directWrites, "result", "handed_over"),
+}
+
 /** Requests refused by the rate limit. */
 export const rateLimitRejections = Metric.counter("rate_limit_rejections_total", {
   description: "429 answers",
@@ -44,6 +56,8 @@ const poolWaiting = Metric.gauge("db_pool_waiting_requests", {
 // Effect's registry at its first update).
 idempotencyReplays.unsafeUpdate(0, [])
 rateLimitRejections.unsafeUpdate(0, [])
+directWriteRequests.answered.unsafeUpdate(0, [])
+directWriteRequests.handedOver.unsafeUpdate(0, [])
 
 /** The route label of a request no route matched (unknown paths, and bodies refused before routing). */
 export const UNMATCHED_ROUTE = "unmatched"

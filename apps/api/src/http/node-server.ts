@@ -2,9 +2,10 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { createServer as createHttpsServer, type ServerOptions } from "node:https"
 import { Server as NetServer } from "node:net"
 import type { Duplex } from "node:stream"
+import { NodeHttpServer } from "@effect/platform-node"
 import type { ErrorEntry } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { entryOf, oauthFieldsOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
 import { pathOf } from "./request-context.js"
@@ -165,3 +166,24 @@ export const drainServer = (server: Server) =>
       resume(Effect.void)
     })
   })
+
+/** The API's Node server itself: for the graceful stop that drains it and the direct write path in front of it. */
+export class ApiNodeServer extends Context.Tag("@points/api/ApiNodeServer")<ApiNodeServer, Server>() {}
+
+/**
+ * The platform's HTTP server over a Node server made by `make` (apiHttpServer, say), listening as `listen`
+ * says, and that Node server itself (ApiNodeServer).
+ */
+export const apiServerLayer = (
+  make: () => Server,
+  listen: { readonly port: number; readonly host: string },
+) =>
+  Layer.unwrapEffect(
+    Effect.sync(() => {
+      const server = make()
+      return Layer.merge(
+        NodeHttpServer.layer(() => server, listen),
+        Layer.succeed(ApiNodeServer, server),
+      )
+    }),
+  )

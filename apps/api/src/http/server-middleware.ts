@@ -16,7 +16,8 @@ const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
   (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
   headers["transfer-encoding"] !== undefined
 
-const requestIdOf = (given: string | undefined) =>
+/** A request's id: its `X-Request-Id` when that is 1-200 visible ASCII characters, a fresh UUID otherwise. */
+export const requestIdOf = (given: string | undefined) =>
   given !== undefined && /^[\x21-\x7e]{1,200}$/.test(given) ? given : uuidV7()
 
 // The router names the route it matched (its template, e.g. `/api/users/:user_id`) on the request's span,
@@ -34,10 +35,13 @@ const quietRoutes = new Set(["/health/live", "/health/ready", "/metrics"])
 const unwrittenStatus = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? 499 : 500
 
-// Adds log annotations to the rest of the fiber. A request's fiber is its own (the server forks one per request
-// and runs nothing in it after this middleware), so they are set rather than scoped with `Effect.annotateLogs`,
-// whose `Effect.locally` costs ~26 runtime operations (4 here) and two copies of the fiber's FiberRef map.
-const annotate = (entries: Readonly<Record<string, unknown>>) =>
+/**
+ * Adds log annotations to the rest of the fiber: a request's fiber is its own (the server forks one per
+ * request and runs nothing in it after this middleware), so they are set rather than scoped with
+ * `Effect.annotateLogs`, whose `Effect.locally` costs ~26 runtime operations (4 here) and two copies of the
+ * fiber's FiberRef map.
+ */
+export const annotate = (entries: Readonly<Record<string, unknown>>) =>
   FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
     Object.entries(entries).reduce((all, [key, value]) => HashMap.set(all, key, value), annotations),
   )
@@ -48,8 +52,8 @@ const payloadTooLarge = () =>
     errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
   })
 
-// Too many bodies arriving at once (MAX_BUFFERED_BODY_BYTES): nothing ran; the client retries shortly.
-const bodiesOverBudget = () =>
+/** Too many bodies arriving at once (MAX_BUFFERED_BODY_BYTES): nothing ran; the client retries shortly. */
+export const bodiesOverBudget = () =>
   new ApiError({
     status: 503,
     errors: [
