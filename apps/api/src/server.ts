@@ -78,6 +78,9 @@ export const UserActivationLive = Layer.scopedDiscard(
       handle: activateUsersHandler,
       batchSize: 100,
       pollInterval: "1 second",
+      // Under a stream of writes, one read per interval instead of one per commit: the points movements'
+      // batches commit ~20 times a second, and each read is a transaction of ~8 statements.
+      readInterval: "200 millis",
     }),
   ),
 )

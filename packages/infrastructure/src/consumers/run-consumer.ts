@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Duration, Effect, Metric, Option, Queue, Ref, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Metric, Option, Queue, Ref, Schedule } from "effect"
 import { readAllAfter } from "../event-store/read-all-after.js"
 import type { RecordedEvent } from "../event-store/recorded-event.js"
 import { ConsumerLockLost, holdConsumerLock, probeLock } from "./consumer-lock.js"
@@ -24,6 +24,12 @@ export interface ConsumerOptions<E, R> {
   readonly batchSize: number
   /** How long an idle consumer waits for a NOTIFY before it reads the log anyway. */
   readonly pollInterval: Duration.DurationInput
+  /**
+   * The least time from one read to the next that a NOTIFY starts (default none): under a steady stream of
+   * commits the consumer then reads once per interval, every commit's events of it at a time, instead of
+   * once per commit (each read is a transaction of several statements). A full batch reads on at once.
+   */
+  readonly readInterval?: Duration.DurationInput
   /** How often an instance waiting for the lock tries again (default 5 seconds). */
   readonly lockRetryInterval?: Duration.DurationInput
   /** The backoff between retries of a failed batch: doubling from `initial` up to `max` (100 ms, 30 s). */
@@ -70,6 +76,7 @@ export const runConsumer = <E, R>(
     const sql = yield* SqlClient.SqlClient
     const listener = yield* LogListener
     const pollInterval = Duration.decode(options.pollInterval)
+    const readIntervalMillis = Duration.toMillis(Duration.decode(options.readInterval ?? 0))
     const retry = backoff(
       options.retryBackoff?.initial ?? "100 millis",
       options.retryBackoff?.max ?? "30 seconds",
@@ -105,6 +112,7 @@ export const runConsumer = <E, R>(
       const step = (behindWaits: Ref.Ref<number>) =>
         Effect.gen(function* () {
           yield* Queue.takeAll(wake)
+          const readAt = yield* Clock.currentTimeMillis
           const read = yield* probeLock(lockConnection, name).pipe(
             Effect.zipRight(batch),
             Effect.withSpan("consumer.batch", { attributes: { consumer: name } }),
@@ -139,7 +147,11 @@ export const runConsumer = <E, R>(
           const wait = behind
             ? Duration.min(Duration.times(HELD_BACK_FIRST_WAIT, 2 ** waits), pollInterval)
             : pollInterval
-          yield* Queue.take(wake).pipe(Effect.timeoutOption(wait))
+          const woken = yield* Queue.take(wake).pipe(Effect.timeoutOption(wait))
+          if (Option.isSome(woken) && !behind) {
+            const since = (yield* Clock.currentTimeMillis) - readAt
+            if (since < readIntervalMillis) yield* Effect.sleep(Duration.millis(readIntervalMillis - since))
+          }
         })
 
       const behindWaits = yield* Ref.make(0)

@@ -195,6 +195,51 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
     }),
   )
 
+  it.scoped("reads at most once per readInterval under a stream of commits, and misses none of them", () =>
+    Effect.gen(function* () {
+      yield* createHandledTable
+      const notifier = yield* LogNotifier
+      const paced = `paced-${newId()}`
+      const eager = `eager-${newId()}`
+      // A long poll: every read here after the first comes from a NOTIFY.
+      const consumer = (name: string, readInterval?: string) =>
+        runConsumer({
+          name,
+          handle: recordHandled(name),
+          batchSize: 100,
+          pollInterval: "30 seconds",
+          ...(readInterval === undefined ? {} : { readInterval }),
+        })
+      yield* Effect.forkScoped(consumer(paced, "400 millis"))
+      yield* Effect.forkScoped(consumer(eager))
+      yield* waitUntilCaughtUp(paced, "head", "10 seconds")
+      yield* waitUntilCaughtUp(eager, "head", "10 seconds")
+      const pacedBefore = (yield* consumerStats(paced)).reads
+      const eagerBefore = (yield* consumerStats(eager)).reads
+      const started = Date.now()
+      // 20 commits, each once the consumer without an interval has read the one before: it reads 20 times.
+      const written: Array<string> = []
+      let last: { readonly transactionId: bigint; readonly globalPosition: bigint } | undefined
+      for (let n = 0; n < 20; n++) {
+        const event = (yield* appendEvents(newId())).recorded[0]
+        if (event === undefined) return expect.unreachable()
+        yield* notifier.committed
+        written.push(event.eventId)
+        last = event
+        yield* waitUntilCaughtUp(eager, event, "10 seconds")
+      }
+      if (last === undefined) return expect.unreachable()
+      yield* waitUntilCaughtUp(paced, last, "10 seconds")
+      const elapsed = Date.now() - started
+      expect((yield* consumerStats(eager)).reads - eagerBefore).toBeGreaterThanOrEqual(20)
+      const pacedReads = (yield* consumerStats(paced)).reads - pacedBefore
+      expect(pacedReads).toBeLessThanOrEqual(Math.ceil(elapsed / 400) + 1)
+      expect(pacedReads).toBeLessThan(20)
+      const handled = new Set((yield* handledBy(paced)).map((row) => row.event_id))
+      expect(written.filter((id) => !handled.has(id))).toEqual([])
+    }),
+  )
+
   it.effect("waitUntilCaughtUp fails with where the consumer got to when the deadline passes", () =>
     Effect.gen(function* () {
       const head = yield* readLogHead
