@@ -76,10 +76,11 @@ export const UserActivationLive = Layer.scopedDiscard(
     runConsumer({
       name: USER_ACTIVATION_CONSUMER,
       handle: activateUsersHandler,
-      batchSize: 100,
+      // Under a stream of writes, one read per interval instead of one per commit, of every event since: the
+      // points movements' batches commit ~20 times a second with ~100 events each, and each read is a
+      // transaction of ~8 statements whatever it reads.
+      batchSize: 2_000,
       pollInterval: "1 second",
-      // Under a stream of writes, one read per interval instead of one per commit: the points movements'
-      // batches commit ~20 times a second, and each read is a transaction of ~8 statements.
       readInterval: "200 millis",
     }),
   ),
