@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Option, Ref } from "effect"
+import { Deferred, type Duration, Effect, Fiber, Layer, Option, Ref } from "effect"
 import {
   ConsumerNotCaughtUp,
   consumerStats,
@@ -202,7 +202,7 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
       const paced = `paced-${newId()}`
       const eager = `eager-${newId()}`
       // A long poll: every read here after the first comes from a NOTIFY.
-      const consumer = (name: string, readInterval?: string) =>
+      const consumer = (name: string, readInterval?: Duration.DurationInput) =>
         runConsumer({
           name,
           handle: recordHandled(name),
