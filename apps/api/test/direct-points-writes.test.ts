@@ -5,6 +5,7 @@ import {
   activeUser,
   baseUrl,
   call,
+  eventually,
   metricValue,
   newPartner,
   nodeRequest,
@@ -257,5 +258,52 @@ layer(testServer({ rateLimitPerSecond: 1, rateLimitBurst: 50 }), {
       expect(overdrawn.body.errors[0].code).toBe("LE2002")
       expect(yield* directCount("handed_over")).toBe(handedBefore + 1)
     }),
+  )
+})
+
+// A burst of 5: the partner's limit is reached within one batch's worth of requests.
+layer(testServer({ rateLimitPerSecond: 1, rateLimitBurst: 5 }), {
+  timeout: "120 seconds",
+  excludeTestServices: true,
+})("The direct write path of points movements, at its partner's rate limit", (it) => {
+  it.effect(
+    "answers the requests within the limit and hands the others over: 429, and nothing of them written",
+    () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const userId = yield* activeUser(token)
+        const handedBefore = yield* directCount("handed_over")
+        const replies = yield* Effect.all(
+          Array.from({ length: 12 }, (_, n) =>
+            call("POST", "/api/points/add", {
+              token,
+              json: add(userId, n + 1, `limited-${n}`),
+              headers: { "idempotency-key": `limited-${n}` },
+            }),
+          ),
+          { concurrency: "unbounded" },
+        )
+        const created = replies.filter((reply) => reply.status === 201)
+        const refused = replies.filter((reply) => reply.status === 429)
+        expect(created.length + refused.length).toBe(12)
+        expect(refused.length).toBeGreaterThan(0)
+        for (const reply of refused) {
+          expect(reply.body.errors[0].code).toBe("GH1009")
+          expect(Number(reply.headers.get("retry-after"))).toBeGreaterThan(0)
+        }
+        // Each refusal was handed to the platform, with the decision taken here (counted once).
+        expect(yield* directCount("handed_over")).toBe(handedBefore + refused.length)
+        // Reads count against the limit too: each is sent again until the bucket has refilled. With every add
+        // refused (the user's activation polls drained the bucket), the user has no account yet.
+        const read = (path: string, orAlso = 200) =>
+          eventually(call("GET", path, { token }), (reply) => reply.status === 200 || reply.status === orAlso)
+        const account = yield* read(`/api/users/${userId}/points-account`, 404)
+        const credited = created.reduce((sum, reply) => sum + reply.body.amount, 0)
+        expect(account.status === 404 ? 0 : account.body.balance).toBe(credited)
+        // A refused request's key is unused: nothing of it was recorded.
+        const refusedIndex = replies.findIndex((reply) => reply.status === 429)
+        const listed = yield* read(`/api/points/transactions?reference_id=limited-${refusedIndex}`)
+        expect(listed.body.data).toHaveLength(0)
+      }),
   )
 })
