@@ -5,7 +5,6 @@ import {
   addPointsPlan,
   anyUnitPlan,
   BearerTokens,
-  makeCoalescedRateLimit,
   type PointsMovementInput,
   type Principal,
   type RateLimitDecision,
@@ -133,7 +132,6 @@ export const DirectPointsWritesLive = Layer.scopedDiscard(
     const settings = yield* Settings
     const tokens = yield* BearerTokens
     const batcher = yield* WriteBatcher
-    const rateLimit = yield* makeCoalescedRateLimit
     const runtime = yield* Effect.runtime<never>()
     const runSyncExit = Runtime.runSyncExit(runtime)
     const runFork = Runtime.runFork(runtime)
@@ -221,35 +219,35 @@ export const DirectPointsWritesLive = Layer.scopedDiscard(
           principal.partnerId,
           head.key,
         )
-        let decision: RateLimitDecision | undefined
         const write = Effect.gen(function* () {
-          decision = yield* rateLimit.consume(`partner:${principal.partnerId}`, policy)
-          if (!decision.allowed) return handedOver(decision)
           const context = { partnerId: principal.partnerId, requestId, idempotencyKey: head.key }
           const plan = yield* Effect.option(head.movement.plan(context, payload.value.transaction))
-          if (Option.isNone(plan)) return handedOver(decision)
-          const limited = rateLimitHeaders([["partner", decision]])
-          const result = yield* batcher.submit({
+          if (Option.isNone(plan)) return handedOver()
+          // The partner's rate limit is taken by the batcher, for all of a batch's requests at once.
+          const outcome = yield* batcher.submit({
             plan: anyUnitPlan(plan.value),
             claim,
             respond: (resource) => recorded(201, JSON.stringify(encodeTransaction(resource as never))),
+            rateLimit: { key: `partner:${principal.partnerId}`, policy },
           })
-          if (result._tag === "Committed") {
-            yield* answer(result.response.status, result.response.body, limited)
-            return answered(result.response.status)
+          const decision = outcome.rateLimit
+          if (outcome._tag === "RateLimited" || outcome._tag === "RunAlone" || decision === undefined) {
+            return handedOver(decision)
           }
-          if (result._tag === "InProgress") {
-            yield* answer(409, errorBodyText(apiErrorOf(new IdempotencyKeyInProgress())), limited)
-            return answered(409)
+          const limited = rateLimitHeaders([["partner", decision]])
+          if (outcome._tag === "Committed") {
+            yield* answer(outcome.response.status, outcome.response.body, limited)
+            return answered(outcome.response.status)
           }
-          return handedOver(decision)
+          yield* answer(409, errorBodyText(apiErrorOf(new IdempotencyKeyInProgress())), limited)
+          return answered(409)
         })
         runFork(
           write.pipe(
             Effect.catchAllCause((cause) =>
               Effect.as(
                 Effect.logWarning("the direct write path handed a request over after a failure", cause),
-                handedOver(decision),
+                handedOver(),
               ),
             ),
             Effect.tap((outcome) =>

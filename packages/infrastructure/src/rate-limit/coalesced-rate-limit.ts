@@ -21,22 +21,32 @@ interface Ask {
 
 type Pending = RoundPending<Ask, RateLimitDecision, SqlError.SqlError>
 
-// The requests of one key and policy in a round, in arrival order: one statement takes them all at once when
-// the bucket holds them all (request i then ran ahead by i + 1 - n emissions less than the last); otherwise
-// each is decided alone, in order, exactly as without coalescing.
-const settle = (group: ReadonlyArray<Pending>) =>
+/**
+ * Decides `count` requests of one key and policy, in arrival order, as one at a time would: one statement takes
+ * them all at once when the bucket holds them all (request i then ran ahead by i + 1 - n emissions less than
+ * the last); otherwise each is decided alone, in order.
+ */
+export const consumeRateLimitTogether = (key: string, policy: RateLimitPolicy, count: number) =>
   Effect.gen(function* () {
-    const first = group[0]
-    if (first === undefined) return []
-    const { key, policy } = first.item
-    if (group.length === 1) return [yield* consumeRateLimit(key, policy)]
-    const together = yield* consumeRateLimitCells(key, policy, group.length)
-    if (!together.allowed) return yield* Effect.forEach(group, () => consumeRateLimit(key, policy))
+    if (count <= 0) return []
+    if (count === 1) return [yield* consumeRateLimit(key, policy)]
+    const together = yield* consumeRateLimitCells(key, policy, count)
+    if (!together.allowed) {
+      return yield* Effect.forEach(Array.from({ length: count }), () => consumeRateLimit(key, policy))
+    }
     const { emissionMicros } = gcraOf(policy)
-    return group.map((_, i) =>
-      rateLimitDecisionOf(policy, true, together.backlogMicros - (group.length - 1 - i) * emissionMicros),
+    return Array.from({ length: count }, (_, i) =>
+      rateLimitDecisionOf(policy, true, together.backlogMicros - (count - 1 - i) * emissionMicros),
     )
   })
+
+// The requests of one key and policy in a round, in arrival order.
+const settle = (group: ReadonlyArray<Pending>) => {
+  const first = group[0]
+  return first === undefined
+    ? Effect.succeed([])
+    : consumeRateLimitTogether(first.item.key, first.item.policy, group.length)
+}
 
 /**
  * A rate limiter that takes the concurrent requests of one key together: while one round of statements runs,

@@ -3,6 +3,9 @@ import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Metric } from "ef
 import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
 import { StreamVersionConflict } from "../event-store/stream-version-conflict.js"
+import { consumeRateLimitTogether } from "../rate-limit/coalesced-rate-limit.js"
+import type { RateLimitDecision } from "../rate-limit/consume-rate-limit.js"
+import type { RateLimitPolicy } from "../rate-limit/rate-limit-policy.js"
 import { makeRoundQueue, type Pending as RoundPending } from "../runtime/round-queue.js"
 import { batchMetric } from "./batch-metrics.js"
 import { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-batch.js"
@@ -10,7 +13,52 @@ import { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-bat
 /** The most requests one batch writes: bounds the statements' arrays and the time the batch holds its locks. */
 export const MAX_WRITE_BATCH_SIZE = 64
 
-type Pending = RoundPending<BatchEntry, BatchResult, never>
+/** A request for the write batcher: a batch entry, and the rate limit it is to be admitted under, if any. */
+export interface BatchRequest extends BatchEntry {
+  /**
+   * The bucket the request takes one cell of before its batch's transaction begins (its partner's rate
+   * limit): refused, it is not written (RateLimited); the decision comes back with whatever became of it.
+   */
+  readonly rateLimit?: { readonly key: string; readonly policy: RateLimitPolicy }
+}
+
+/** What became of a request handed to the write batcher, with the rate-limit decision it was given, if any. */
+export type BatchOutcome =
+  | (BatchResult & { readonly rateLimit?: RateLimitDecision })
+  | { readonly _tag: "RateLimited"; readonly rateLimit: RateLimitDecision }
+
+type Pending = RoundPending<BatchRequest, BatchOutcome, never>
+
+// The rate-limit decisions of a batch's requests, each bucket's requests decided together in one statement
+// (in arrival order, as one at a time would), outside the batch's transaction so that no bucket's row stays
+// locked while the batch writes. A bucket whose statement failed leaves its requests undecided.
+const admissionsOf = (requests: ReadonlyArray<BatchRequest>) =>
+  Effect.gen(function* () {
+    const decisions: Array<RateLimitDecision | undefined> = requests.map(() => undefined)
+    const buckets = new Map<string, Array<number>>()
+    requests.forEach((request, n) => {
+      if (request.rateLimit === undefined) return
+      const { key, policy } = request.rateLimit
+      const id = `${policy.ratePerSecond}/${policy.burst} ${key}`
+      buckets.set(id, [...(buckets.get(id) ?? []), n])
+    })
+    for (const members of buckets.values()) {
+      const limit = requests[members[0] ?? 0]?.rateLimit
+      if (limit === undefined) continue
+      const decided = yield* Effect.either(consumeRateLimitTogether(limit.key, limit.policy, members.length))
+      if (decided._tag === "Left") {
+        yield* Effect.logWarning(
+          "a write batch's rate-limit statement failed; its requests run alone",
+          decided.left,
+        )
+        continue
+      }
+      members.forEach((n, i) => {
+        decisions[n] = decided.right[i]
+      })
+    }
+    return decisions
+  })
 
 /**
  * Group commit of idempotent writes: the requests that arrive while a batch is being written are written
@@ -21,7 +69,7 @@ type Pending = RoundPending<BatchEntry, BatchResult, never>
  */
 export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatcher")<
   WriteBatcher,
-  { readonly submit: (entry: BatchEntry) => Effect.Effect<BatchResult> }
+  { readonly submit: (request: BatchRequest) => Effect.Effect<BatchOutcome> }
 >() {
   /** One batching fiber per process, for as long as the layer lives. */
   static readonly layer = Layer.scoped(
@@ -33,37 +81,56 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
 
       const writeBatch = (batch: ReadonlyArray<Pending>) =>
         Effect.gen(function* () {
+          const decisions = yield* admissionsOf(batch.map((pending) => pending.item))
+          // A request asking for a rate limit is written only once allowed (a failed decision: it runs alone).
+          const outcomes: Array<BatchOutcome | undefined> = batch.map((pending, n) => {
+            const decision = decisions[n]
+            if (pending.item.rateLimit === undefined) return undefined
+            if (decision === undefined) return runAlone
+            return decision.allowed ? undefined : { _tag: "RateLimited", rateLimit: decision }
+          })
+          const admitted = batch.flatMap((_, n) => (outcomes[n] === undefined ? [n] : []))
           const exit = yield* Effect.exit(
-            sql
-              .withTransaction(runBatch(batch.map((pending) => pending.item)))
-              .pipe(Effect.provideService(InlineProjection, projection)),
+            admitted.length === 0
+              ? Effect.succeed([])
+              : sql
+                  .withTransaction(runBatch(admitted.map((n) => (batch[n] as Pending).item)))
+                  .pipe(Effect.provideService(InlineProjection, projection)),
           )
           if (Exit.isFailure(exit) && !isConflict(exit.cause)) {
             yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
           }
-          const results = Exit.isSuccess(exit) ? exit.value : batch.map(() => runAlone)
-          const count = (tag: BatchResult["_tag"]) => results.filter((result) => result._tag === tag).length
+          admitted.forEach((n, i) => {
+            const result = Exit.isSuccess(exit) ? (exit.value[i] ?? runAlone) : runAlone
+            const decision = decisions[n]
+            outcomes[n] = decision === undefined ? result : { ...result, rateLimit: decision }
+          })
+          const count = (tag: BatchOutcome["_tag"]) =>
+            outcomes.filter((outcome) => outcome?._tag === tag).length
           const committed = count("Committed")
-          yield* Metric.increment(batchMetric.batches(Exit.isSuccess(exit) ? "committed" : "rolled_back"))
+          if (admitted.length > 0) {
+            yield* Metric.increment(batchMetric.batches(Exit.isSuccess(exit) ? "committed" : "rolled_back"))
+          }
           yield* Metric.incrementBy(batchMetric.requests("committed"), committed)
           yield* Metric.incrementBy(batchMetric.requests("in_progress"), count("InProgress"))
           yield* Metric.incrementBy(batchMetric.requests("run_alone"), count("RunAlone"))
+          yield* Metric.incrementBy(batchMetric.requests("rate_limited"), count("RateLimited"))
           if (committed > 0) yield* notifier.committed
           yield* Effect.forEach(
             batch,
-            (pending, n) => Deferred.succeed(pending.done, results[n] ?? runAlone),
+            (pending, n) => Deferred.succeed(pending.done, outcomes[n] ?? runAlone),
             {
               discard: true,
             },
           )
         })
       // Once the layer is released, requests still queued and every later one run alone.
-      const queue = yield* makeRoundQueue({
+      const queue = yield* makeRoundQueue<BatchRequest, BatchOutcome, never, SqlClient.SqlClient>({
         maxRound: MAX_WRITE_BATCH_SIZE,
         round: writeBatch,
         leftover: (left) =>
           Effect.forEach(left, (pending) => Deferred.succeed(pending.done, runAlone), { discard: true }),
-        afterStop: () => Effect.succeed(runAlone),
+        afterStop: (): Effect.Effect<BatchOutcome> => Effect.succeed(runAlone),
       })
       return { submit: queue.submit }
     }),

@@ -287,5 +287,47 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
         expect(batches).toBeLessThan(40)
       }),
     )
+
+    it.effect("takes each request's rate-limit cell before the batch: one refused is not written", () =>
+      Effect.gen(function* () {
+        const batcher = yield* WriteBatcher
+        const partner = yield* newPartner()
+        const userId = yield* activeUser(partner)
+        // A burst of 3 at one request a minute: the 4th and 5th requests are refused whatever the timing.
+        const rateLimit = { key: `test:${newId()}`, policy: { ratePerSecond: 1 / 60, burst: 3 } }
+        const entries = yield* Effect.forEach([1, 2, 4, 8, 16], (amount) =>
+          entryOf(partner, "add", movement(userId, amount)),
+        )
+        const outcomes = yield* Effect.forEach(entries, (entry) => batcher.submit({ ...entry, rateLimit }), {
+          concurrency: "unbounded",
+        })
+        expect(outcomes.map((outcome) => outcome._tag).sort()).toEqual([
+          "Committed",
+          "Committed",
+          "Committed",
+          "RateLimited",
+          "RateLimited",
+        ])
+        // Every outcome carries its decision: the ones written were allowed, each with one cell fewer left.
+        const decisions = outcomes.map((outcome) => outcome.rateLimit)
+        expect(decisions.map((decision) => decision?.allowed)).toEqual(
+          outcomes.map((outcome) => outcome._tag === "Committed"),
+        )
+        const written = outcomes.flatMap((outcome) => (outcome._tag === "Committed" ? [bodyOf(outcome)] : []))
+        const balance = (yield* getPointsAccountResource(partner, userId)).balance
+        expect(balance).toBe(written.reduce((sum, answer) => sum + answer.amount, 0))
+        // Nothing of a refused request: no key row, no transaction.
+        const keys = (yield* keyRows(partner.partnerId)).map((row) => row.key)
+        expect(keys).toHaveLength(3)
+        const refusedKeys = entries
+          .filter((_, n) => outcomes[n]?._tag === "RateLimited")
+          .map((e) => e.claim.key)
+        for (const key of refusedKeys) expect(keys).not.toContain(key)
+        // A request without a rate limit is written whatever the bucket holds.
+        const free = yield* batcher.submit(yield* entryOf(partner, "add", movement(userId, 32)))
+        expect(free._tag).toBe("Committed")
+        expect(free.rateLimit).toBeUndefined()
+      }),
+    )
   })
 })
