@@ -168,6 +168,9 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
+        // A partner whose token the process holds (a first request checked it).
+        const partner = yield* newPartner()
+        yield* call("GET", "/api/users", { token: partner.token })
         const arriving = metricNow("http_request_body_bytes_arriving")
         // The token endpoint reads every body (the client's credentials are in it): 64 bodies of ~1 MiB held.
         const head =
@@ -181,8 +184,27 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
         expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
         expect(answer).toContain('"code":"SV5003"')
+        // A points movement the direct write path holds the body of is refused alike, before anything ran.
+        const directAnswers = () =>
+          Effect.map(call("GET", "/metrics"), (reply) =>
+            metricValue(reply.text, 'direct_write_requests_total{result="answered"}'),
+          )
+        const answeredBefore = yield* directAnswers()
+        const movement = yield* heldRequest(
+          base,
+          "POST /api/points/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+            `Authorization: Bearer ${partner.token}\r\nIdempotency-Key: over-budget\r\n` +
+            "Content-Length: 1048576\r\n\r\n",
+          1_048_000,
+        )
+        const movementAnswer = yield* Effect.promise(() => movement.answer)
+        expect(movementAnswer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+        expect(movementAnswer).toMatch(/\r\nretry-after: 2\r\n/i)
+        expect(movementAnswer).toMatch(/\r\nx-request-id: \S+\r\n/i)
+        expect(movementAnswer).toContain('"code":"SV5003"')
+        expect(yield* directAnswers()).toBe(answeredBefore + 1)
         // Their bodies gone, the budget is free again.
-        for (const one of [...held, refused]) one.close()
+        for (const one of [...held, refused, movement]) one.close()
         yield* eventually(arriving, (bytes) => bytes === 0, 30)
         const token = yield* call("POST", "/api/oauth/token", {
           body: "grant_type=client_credentials&client_id=nobody&client_secret=nothing",
