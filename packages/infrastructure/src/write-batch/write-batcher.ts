@@ -42,21 +42,28 @@ const admissionsOf = (requests: ReadonlyArray<BatchRequest>) =>
       const id = `${policy.ratePerSecond}/${policy.burst} ${key}`
       buckets.set(id, [...(buckets.get(id) ?? []), n])
     })
-    for (const members of buckets.values()) {
-      const limit = requests[members[0] ?? 0]?.rateLimit
-      if (limit === undefined) continue
-      const decided = yield* Effect.either(consumeRateLimitTogether(limit.key, limit.policy, members.length))
-      if (decided._tag === "Left") {
-        yield* Effect.logWarning(
-          "a write batch's rate-limit statement failed; its requests run alone",
-          decided.left,
-        )
-        continue
-      }
-      members.forEach((n, i) => {
-        decisions[n] = decided.right[i]
-      })
-    }
+    // A few buckets at once: a batch of many partners does not wait for their statements one after another.
+    yield* Effect.forEach(
+      buckets.values(),
+      (members) =>
+        Effect.gen(function* () {
+          const limit = requests[members[0] ?? 0]?.rateLimit
+          if (limit === undefined) return
+          const decided = yield* Effect.either(
+            consumeRateLimitTogether(limit.key, limit.policy, members.length),
+          )
+          if (decided._tag === "Left") {
+            return yield* Effect.logWarning(
+              "a write batch's rate-limit statement failed; its requests run alone",
+              decided.left,
+            )
+          }
+          members.forEach((n, i) => {
+            decisions[n] = decided.right[i]
+          })
+        }),
+      { concurrency: 4, discard: true },
+    )
     return decisions
   })
 
@@ -65,7 +72,8 @@ const admissionsOf = (requests: ReadonlyArray<BatchRequest>) =>
  * together in the next one (runBatch), one transaction, one commit and a handful of statements for all of
  * them, instead of each its own. Nothing waits for a batch to fill: a lone request is a batch of one. A
  * request the batch leaves out (RunAlone) is then run on its own by the caller; one whose key an earlier
- * request of the batch had is answered IK1002 by the caller (InProgress).
+ * request of the batch had is answered IK1002 by the caller (InProgress); one its rate limit refused before
+ * the batch (RateLimited) was not written.
  */
 export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatcher")<
   WriteBatcher,
