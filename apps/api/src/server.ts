@@ -78,10 +78,11 @@ export const UserActivationLive = Layer.scopedDiscard(
       handle: activateUsersHandler,
       // Under a stream of writes, one read per interval instead of one per commit, of every event since: the
       // points movements' batches commit ~20 times a second with ~100 events each, and each read is a
-      // transaction of ~8 statements whatever it reads.
+      // transaction of ~8 statements whatever it reads. A quiet log is read at once: a new user is active
+      // within milliseconds.
       batchSize: 2_000,
       pollInterval: "1 second",
-      readInterval: "200 millis",
+      pacing: { interval: "200 millis", fromEvents: 50 },
     }),
   ),
 )

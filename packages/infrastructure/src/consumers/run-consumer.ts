@@ -25,11 +25,13 @@ export interface ConsumerOptions<E, R> {
   /** How long an idle consumer waits for a NOTIFY before it reads the log anyway. */
   readonly pollInterval: Duration.DurationInput
   /**
-   * The least time from one read to the next that a NOTIFY starts (default none): under a steady stream of
-   * commits the consumer then reads once per interval, every commit's events of it at a time, instead of
-   * once per commit (each read is a transaction of several statements). A full batch reads on at once.
+   * Paces the reads of a busy log (default none): after a read that found at least `fromEvents` events, the
+   * next read a NOTIFY starts waits until `interval` has passed since that one began. Under a steady stream
+   * of commits the consumer then reads once per interval, many commits' events at a time, instead of once
+   * per commit (each read is a transaction of several statements); a quiet log is read at once, and a full
+   * batch reads on at once.
    */
-  readonly readInterval?: Duration.DurationInput
+  readonly pacing?: { readonly interval: Duration.DurationInput; readonly fromEvents: number }
   /** How often an instance waiting for the lock tries again (default 5 seconds). */
   readonly lockRetryInterval?: Duration.DurationInput
   /** The backoff between retries of a failed batch: doubling from `initial` up to `max` (100 ms, 30 s). */
@@ -76,7 +78,13 @@ export const runConsumer = <E, R>(
     const sql = yield* SqlClient.SqlClient
     const listener = yield* LogListener
     const pollInterval = Duration.decode(options.pollInterval)
-    const readIntervalMillis = Duration.toMillis(Duration.decode(options.readInterval ?? 0))
+    const pacing =
+      options.pacing === undefined
+        ? undefined
+        : {
+            millis: Duration.toMillis(Duration.decode(options.pacing.interval)),
+            fromEvents: options.pacing.fromEvents,
+          }
     const retry = backoff(
       options.retryBackoff?.initial ?? "100 millis",
       options.retryBackoff?.max ?? "30 seconds",
@@ -148,9 +156,14 @@ export const runConsumer = <E, R>(
             ? Duration.min(Duration.times(HELD_BACK_FIRST_WAIT, 2 ** waits), pollInterval)
             : pollInterval
           const woken = yield* Queue.take(wake).pipe(Effect.timeoutOption(wait))
-          if (Option.isSome(woken) && !behind) {
+          if (
+            pacing !== undefined &&
+            Option.isSome(woken) &&
+            !behind &&
+            read.events.length >= pacing.fromEvents
+          ) {
             const since = (yield* Clock.currentTimeMillis) - readAt
-            if (since < readIntervalMillis) yield* Effect.sleep(Duration.millis(readIntervalMillis - since))
+            if (since < pacing.millis) yield* Effect.sleep(Duration.millis(pacing.millis - since))
           }
         })
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, type Duration, Effect, Fiber, Layer, Option, Ref } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Ref } from "effect"
 import {
   ConsumerNotCaughtUp,
   consumerStats,
@@ -195,29 +195,33 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
     }),
   )
 
-  it.scoped("reads at most once per readInterval under a stream of commits, and misses none of them", () =>
+  it.scoped("paces the reads of a busy log to one per interval, and misses none of its events", () =>
     Effect.gen(function* () {
       yield* createHandledTable
       const notifier = yield* LogNotifier
       const paced = `paced-${newId()}`
       const eager = `eager-${newId()}`
+      const quiet = `quiet-${newId()}`
       // A long poll: every read here after the first comes from a NOTIFY.
-      const consumer = (name: string, readInterval?: Duration.DurationInput) =>
+      const consumer = (name: string, fromEvents?: number) =>
         runConsumer({
           name,
           handle: recordHandled(name),
           batchSize: 100,
           pollInterval: "30 seconds",
-          ...(readInterval === undefined ? {} : { readInterval }),
+          ...(fromEvents === undefined ? {} : { pacing: { interval: "400 millis", fromEvents } }),
         })
-      yield* Effect.forkScoped(consumer(paced, "400 millis"))
+      // Paced after any read that found an event; and after reads of 1,000 events, which these never are.
+      yield* Effect.forkScoped(consumer(paced, 1))
       yield* Effect.forkScoped(consumer(eager))
-      yield* waitUntilCaughtUp(paced, "head", "10 seconds")
-      yield* waitUntilCaughtUp(eager, "head", "10 seconds")
-      const pacedBefore = (yield* consumerStats(paced)).reads
-      const eagerBefore = (yield* consumerStats(eager)).reads
+      yield* Effect.forkScoped(consumer(quiet, 1_000))
+      for (const name of [paced, eager, quiet]) yield* waitUntilCaughtUp(name, "head", "10 seconds")
+      const readsOf = (name: string) => Effect.map(consumerStats(name), (stats) => stats.reads)
+      const pacedBefore = yield* readsOf(paced)
+      const eagerBefore = yield* readsOf(eager)
       const started = Date.now()
-      // 20 commits, each once the consumer without an interval has read the one before: it reads 20 times.
+      // 20 commits, each once the unpaced consumers have read the one before: the eager one reads 20 times,
+      // and so does the one paced only above 1,000 events, or it would take 20 intervals (8 s), not half of it.
       const written: Array<string> = []
       let last: { readonly transactionId: bigint; readonly globalPosition: bigint } | undefined
       for (let n = 0; n < 20; n++) {
@@ -227,12 +231,15 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
         written.push(event.eventId)
         last = event
         yield* waitUntilCaughtUp(eager, event, "10 seconds")
+        yield* waitUntilCaughtUp(quiet, event, "10 seconds")
       }
       if (last === undefined) return expect.unreachable()
+      const unpacedElapsed = Date.now() - started
+      expect(unpacedElapsed).toBeLessThan(10 * 400)
       yield* waitUntilCaughtUp(paced, last, "10 seconds")
       const elapsed = Date.now() - started
-      expect((yield* consumerStats(eager)).reads - eagerBefore).toBeGreaterThanOrEqual(20)
-      const pacedReads = (yield* consumerStats(paced)).reads - pacedBefore
+      expect((yield* readsOf(eager)) - eagerBefore).toBeGreaterThanOrEqual(20)
+      const pacedReads = (yield* readsOf(paced)) - pacedBefore
       expect(pacedReads).toBeLessThanOrEqual(Math.ceil(elapsed / 400) + 1)
       expect(pacedReads).toBeLessThan(20)
       const handled = new Set((yield* handledBy(paced)).map((row) => row.event_id))
