@@ -31,7 +31,6 @@ interface Movement {
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void
 
-// The endpoints taken here: the group-committed points movements, by their exact path.
 // Each payload is decoded with the contract's own schema of the endpoint, so that what is accepted here is
 // exactly what the router's decoding accepts.
 const payloadDecoderOf = (endpoint: "addPoints" | "subtractPoints") => {
@@ -41,6 +40,7 @@ const payloadDecoderOf = (endpoint: "addPoints" | "subtractPoints") => {
   return Schema.decodeUnknownEither(schema as Schema.Schema<{ readonly transaction: PointsMovementInput }>)
 }
 
+// The endpoints taken here: the group-committed points movements, by their exact path.
 const movements = new Map<string, Movement>([
   ["/api/points/add", { decode: payloadDecoderOf("addPoints"), plan: addPointsPlan }],
   ["/api/points/subtract", { decode: payloadDecoderOf("subtractPoints"), plan: subtractPointsPlan }],
