@@ -13,13 +13,13 @@ import { gcraOf, type RateLimitPolicy } from "./rate-limit-policy.js"
 /** The most requests one round of the coalescing limiter takes from its queue. */
 export const MAX_COALESCED_REQUESTS = 256
 
-/** What a request asks of the limiter. */
-interface Ask {
+/** What a request asks of a limiter: one cell of its key's bucket under a policy. */
+export interface RateLimitAsk {
   readonly key: string
   readonly policy: RateLimitPolicy
 }
 
-type Pending = RoundPending<Ask, RateLimitDecision, SqlError.SqlError>
+type Pending = RoundPending<RateLimitAsk, RateLimitDecision, SqlError.SqlError>
 
 /**
  * Decides `count` requests of one key and policy, in arrival order, as one at a time would: one statement takes
@@ -39,6 +39,10 @@ export const consumeRateLimitTogether = (key: string, policy: RateLimitPolicy, c
       rateLimitDecisionOf(policy, true, together.backlogMicros - (count - 1 - i) * emissionMicros),
     )
   })
+
+/** The bucket a request takes a cell of: its key under its policy (one key may be limited by two policies). */
+export const bucketIdOf = (key: string, policy: RateLimitPolicy) =>
+  `${policy.ratePerSecond}/${policy.burst} ${key}`
 
 // The requests of one key and policy in a round, in arrival order.
 const settle = (group: ReadonlyArray<Pending>) => {
@@ -60,7 +64,7 @@ export const makeCoalescedRateLimit = Effect.gen(function* () {
   const settleAll = (pending: ReadonlyArray<Pending>) => {
     const groups = new Map<string, Array<Pending>>()
     for (const request of pending) {
-      const id = `${request.item.policy.ratePerSecond}/${request.item.policy.burst} ${request.item.key}`
+      const id = bucketIdOf(request.item.key, request.item.policy)
       const group = groups.get(id) ?? []
       group.push(request)
       groups.set(id, group)
@@ -87,7 +91,7 @@ export const makeCoalescedRateLimit = Effect.gen(function* () {
     maxRound: MAX_COALESCED_REQUESTS,
     round: settleAll,
     leftover: settleAll,
-    afterStop: ({ key, policy }: Ask) =>
+    afterStop: ({ key, policy }: RateLimitAsk) =>
       consumeRateLimit(key, policy).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
   })
   return {

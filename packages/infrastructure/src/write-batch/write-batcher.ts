@@ -3,9 +3,12 @@ import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Metric } from "ef
 import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
 import { StreamVersionConflict } from "../event-store/stream-version-conflict.js"
-import { consumeRateLimitTogether } from "../rate-limit/coalesced-rate-limit.js"
+import {
+  bucketIdOf,
+  consumeRateLimitTogether,
+  type RateLimitAsk,
+} from "../rate-limit/coalesced-rate-limit.js"
 import type { RateLimitDecision } from "../rate-limit/consume-rate-limit.js"
-import type { RateLimitPolicy } from "../rate-limit/rate-limit-policy.js"
 import { makeRoundQueue, type Pending as RoundPending } from "../runtime/round-queue.js"
 import { batchMetric } from "./batch-metrics.js"
 import { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-batch.js"
@@ -19,7 +22,7 @@ export interface BatchRequest extends BatchEntry {
    * The bucket the request takes one cell of before its batch's transaction begins (its partner's rate
    * limit): refused, it is not written (RateLimited); the decision comes back with whatever became of it.
    */
-  readonly rateLimit?: { readonly key: string; readonly policy: RateLimitPolicy }
+  readonly rateLimit?: RateLimitAsk
 }
 
 /** What became of a request handed to the write batcher, with the rate-limit decision it was given, if any. */
@@ -35,20 +38,19 @@ type Pending = RoundPending<BatchRequest, BatchOutcome, never>
 const admissionsOf = (requests: ReadonlyArray<BatchRequest>) =>
   Effect.gen(function* () {
     const decisions: Array<RateLimitDecision | undefined> = requests.map(() => undefined)
-    const buckets = new Map<string, Array<number>>()
+    const buckets = new Map<string, { readonly limit: RateLimitAsk; readonly members: Array<number> }>()
     requests.forEach((request, n) => {
       if (request.rateLimit === undefined) return
-      const { key, policy } = request.rateLimit
-      const id = `${policy.ratePerSecond}/${policy.burst} ${key}`
-      buckets.set(id, [...(buckets.get(id) ?? []), n])
+      const id = bucketIdOf(request.rateLimit.key, request.rateLimit.policy)
+      const bucket = buckets.get(id) ?? { limit: request.rateLimit, members: [] }
+      bucket.members.push(n)
+      buckets.set(id, bucket)
     })
     // A few buckets at once: a batch of many partners does not wait for their statements one after another.
     yield* Effect.forEach(
       buckets.values(),
-      (members) =>
+      ({ limit, members }) =>
         Effect.gen(function* () {
-          const limit = requests[members[0] ?? 0]?.rateLimit
-          if (limit === undefined) return
           const decided = yield* Effect.either(
             consumeRateLimitTogether(limit.key, limit.policy, members.length),
           )
