@@ -30,6 +30,19 @@ const shapeOf = (reply: Reply) => ({
   fields: Object.keys(reply.body).sort(),
 })
 
+// A keyed add as raw HTTP/1.1 text, its body cut to `sent` characters (the whole body by default).
+const rawAdd = (token: string, key: string, body: string, sent = body.length) =>
+  [
+    "POST /api/points/add HTTP/1.1",
+    "Host: 127.0.0.1",
+    `Authorization: Bearer ${token}`,
+    "Content-Type: application/json",
+    `Idempotency-Key: ${key}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "",
+    body.slice(0, sent),
+  ].join("\r\n")
+
 // The `r` (remaining) of a `RateLimit` header.
 const remaining = (reply: Reply) => Number(/;r=(\d+);/.exec(reply.headers.get("ratelimit") ?? "")?.[1])
 
@@ -153,22 +166,10 @@ layer(testServer({ rateLimitPerSecond: 1, rateLimitBurst: 50 }), {
       // The head and half the body, then the connection closes.
       yield* Effect.async<void>((resume) => {
         const socket = connect(Number(port), "127.0.0.1", () => {
-          socket.write(
-            [
-              "POST /api/points/add HTTP/1.1",
-              "Host: 127.0.0.1",
-              `Authorization: Bearer ${token}`,
-              "Content-Type: application/json",
-              "Idempotency-Key: cut-1",
-              `Content-Length: ${Buffer.byteLength(body)}`,
-              "",
-              body.slice(0, 20),
-            ].join("\r\n"),
-            () => {
-              socket.destroy()
-              resume(Effect.void)
-            },
-          )
+          socket.write(rawAdd(token, "cut-1", body, 20), () => {
+            socket.destroy()
+            resume(Effect.void)
+          })
         })
       })
       // The key is unused: the whole request, sent again, is written now (201, not a replay).
@@ -190,19 +191,8 @@ layer(testServer({ rateLimitPerSecond: 1, rateLimitBurst: 50 }), {
       const userId = yield* activeUser(token)
       const base = yield* baseUrl
       const { port } = new URL(base)
-      const requestOf = (amount: number, reference: string) => {
-        const body = JSON.stringify(add(userId, amount, reference))
-        return [
-          "POST /api/points/add HTTP/1.1",
-          "Host: 127.0.0.1",
-          `Authorization: Bearer ${token}`,
-          "Content-Type: application/json",
-          `Idempotency-Key: ${reference}`,
-          `Content-Length: ${Buffer.byteLength(body)}`,
-          "",
-          body,
-        ].join("\r\n")
-      }
+      const requestOf = (amount: number, reference: string) =>
+        rawAdd(token, reference, JSON.stringify(add(userId, amount, reference)))
       const answers = yield* Effect.async<string>((resume) => {
         let text = ""
         const socket = connect(Number(port), "127.0.0.1", () => {
