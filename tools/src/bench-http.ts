@@ -37,14 +37,7 @@ import {
   warmUpText,
 } from "./bench-http-report.js"
 import { cpuMsOf, descendantsCpuMsOf, type MemoryPeak, rssMb, sampleMemory } from "./bench-http-usage.js"
-
-const integerSetting = (name: string, fallback: number, max: number) => {
-  const value = Number(process.env[name] ?? fallback)
-  if (!(Number.isInteger(value) && value >= 1 && value <= max)) {
-    throw new Error(`${name} must be an integer from 1 to ${max}, not ${process.env[name]}`)
-  }
-  return value
-}
+import { integerSetting } from "./bench-settings.js"
 
 const SECONDS = integerSetting("BENCH_SECONDS", 20, 600)
 /** Accounts credited; the issue asks for one (every request on one ledger stream), more show what that costs. */

@@ -5,23 +5,12 @@
 // first; its time is split into BENCH_ROUNDS (3) rounds alternating with the other's, so that drift (other load
 // on the machine, growing tables) weighs on both alike, and each round starts from a checkpoint, so neither
 // pays for the other's dirty pages. Target: ratio >= 0.7. Prints one line per figure, the JSON result last.
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Reactivity } from "@effect/experimental"
 import { SqlClient } from "@effect/sql"
 import { AccountId, Ledger, Points, PointsBalance, ReferenceId, TransactionId, UserId } from "@points/domain"
-import {
-  type AppendContext,
-  appendToStream,
-  databaseAt,
-  ExpectedVersion,
-  ensureDatabase,
-  ledgerStream,
-  startEmbeddedServer,
-} from "@points/infrastructure"
-import { DateTime, Effect, Layer } from "effect"
+import { type AppendContext, appendToStream, ExpectedVersion, ledgerStream } from "@points/infrastructure"
+import { DateTime, Effect } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
+import { onEmbeddedDatabase } from "./bench-settings.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 if (!(Number.isFinite(SECONDS) && SECONDS > 0 && SECONDS <= 600)) {
@@ -230,20 +219,4 @@ const benchmark = Effect.gen(function* () {
   )
 })
 
-const dataDir = await mkdtemp(join(tmpdir(), "points-bench-store-"))
-try {
-  await Effect.runPromise(
-    Effect.scoped(
-      Effect.gen(function* () {
-        const server = yield* startEmbeddedServer(dataDir)
-        yield* ensureDatabase(server.adminUrl, "bench").pipe(Effect.provide(Reactivity.layer))
-        const database = databaseAt(server.urlOf("bench"), { poolSize: WRITERS }).pipe(
-          Layer.provide(Reactivity.layer),
-        )
-        yield* Effect.provide(benchmark, database)
-      }),
-    ),
-  )
-} finally {
-  await rm(dataDir, { recursive: true, force: true })
-}
+await onEmbeddedDatabase("store", WRITERS, benchmark)
