@@ -20,6 +20,7 @@ import {
   addPointsPlan,
   anyUnitPlan,
   type BatchRequest,
+  batchMetric,
   createPartner,
   getPointsAccountResource,
   type RequestContext,
@@ -29,7 +30,7 @@ import {
   WriteBatcher,
   WriteSideLive,
 } from "@points/infrastructure"
-import { Effect, Schema } from "effect"
+import { Effect, Metric, Schema } from "effect"
 import { descendantsCpuMsOf } from "./bench-http-usage.js"
 import { integerSetting, onEmbeddedDatabase } from "./bench-settings.js"
 
@@ -110,16 +111,16 @@ const benchmark = Effect.gen(function* () {
     ),
   )
   // Two clients: one's batch is written while the other's requests queue, so each batch is a whole round.
+  const client = (count: number) => (count === 0 ? Effect.void : Effect.repeatN(round, count - 1))
   const rounds = (count: number) =>
-    Effect.all(
-      [Effect.repeatN(round, Math.ceil(count / 2) - 1), Effect.repeatN(round, Math.floor(count / 2) - 1)],
-      {
-        concurrency: 2,
-        discard: true,
-      },
-    )
+    Effect.all([client(Math.ceil(count / 2)), client(Math.floor(count / 2))], {
+      concurrency: 2,
+      discard: true,
+    })
 
+  const batchesWritten = Effect.map(Metric.value(batchMetric.batches("committed")), (state) => state.count)
   yield* rounds(WARM_UP_ROUNDS)
+  const batchesBefore = yield* batchesWritten
   const cpu = process.cpuUsage()
   const postgresMs = descendantsCpuMsOf(process.pid, "postgres")
   const started = performance.now()
@@ -129,15 +130,17 @@ const benchmark = Effect.gen(function* () {
   const nodeMs = (used.user + used.system) / 1000
   const postgresUsedMs = descendantsCpuMsOf(process.pid, "postgres") - postgresMs
   const adds = ROUNDS * BATCH
+  const batches = (yield* batchesWritten) - batchesBefore
 
   const account = yield* getPointsAccountResource(partner, userId)
   const expected = (WARM_UP_ROUNDS + ROUNDS) * BATCH * AMOUNT
   console.log(
-    `write batch: ${ROUNDS} batches of ${BATCH} adds on one account in ${seconds.toFixed(1)} s ` +
-      `(${Math.round(adds / seconds)} adds/s, ${((seconds * 1000) / ROUNDS).toFixed(1)} ms per batch)`,
+    `write batch: ${adds} adds on one account in ${seconds.toFixed(1)} s, ${ROUNDS} rounds of ${BATCH} written ` +
+      `in ${batches} batches (${Math.round(adds / seconds)} adds/s, ${((seconds * 1000) / batches).toFixed(1)} ms ` +
+      "per batch)",
   )
   console.log(
-    `CPU per add: node ${((nodeMs * 1000) / adds).toFixed(0)} us (${(nodeMs / ROUNDS).toFixed(1)} ms per batch), ` +
+    `CPU per add: node ${((nodeMs * 1000) / adds).toFixed(0)} us (${(nodeMs / batches).toFixed(1)} ms per batch), ` +
       `PostgreSQL ${((postgresUsedMs * 1000) / adds).toFixed(0)} us`,
   )
   const holds = account.balance === expected
@@ -148,6 +151,7 @@ const benchmark = Effect.gen(function* () {
     JSON.stringify({
       name: "batch",
       batch: BATCH,
+      batches,
       adds_per_s: Math.round(adds / seconds),
       node_cpu_us_per_add: Math.round((nodeMs * 1000) / adds),
       postgres_cpu_us_per_add: Math.round((postgresUsedMs * 1000) / adds),
