@@ -137,6 +137,33 @@ export const runLoad = (target: Target, connections: number, seconds: number) =>
     })
   })
 
+/** Several runs against one target as one: their time, answers and books together, latencies sorted again. */
+export const combined = (runs: ReadonlyArray<LoadResult>): LoadResult => {
+  const statuses = new Map<number, number>()
+  const credited = new Map<string, number>()
+  const unanswered = new Map<string, Sent>()
+  const latencies = new Float64Array(runs.reduce((total, run) => total + run.latencies.length, 0))
+  let at = 0
+  for (const run of runs) {
+    for (const [status, n] of run.statuses) statuses.set(status, (statuses.get(status) ?? 0) + n)
+    for (const [userId, points] of run.credited) credited.set(userId, (credited.get(userId) ?? 0) + points)
+    for (const [key, sent] of run.unanswered) unanswered.set(key, sent)
+    latencies.set(run.latencies, at)
+    at += run.latencies.length
+  }
+  const sum = (of: (run: LoadResult) => number) => runs.reduce((total, run) => total + of(run), 0)
+  return {
+    seconds: sum((run) => run.seconds),
+    statuses,
+    latencies: latencies.sort(),
+    connectionErrors: sum((run) => run.connectionErrors),
+    timeouts: sum((run) => run.timeouts),
+    credited,
+    mismatches: sum((run) => run.mismatches),
+    unanswered,
+  }
+}
+
 /** What settling the unanswered requests found. */
 export interface Settled {
   readonly statuses: Map<number, number>

@@ -1,8 +1,9 @@
 // HTTP benchmark: POST /api/points/add through the whole API (authentication, rate limit, idempotency, unit
 // of work, inline read models) on its embedded PostgreSQL, against a minimal baseline (bare node:http + pg:
 // insert the key, insert one event, record the response) on the same PostgreSQL server. Both take the same
-// load from autocannon: 64 connections for BENCH_SECONDS (20) after a short warm-up, every request with an
-// Idempotency-Key and a reference id of its own and 1..10 points. Afterwards the account balance must equal
+// load from autocannon: 64 connections for BENCH_SECONDS (20) after a short warm-up, in BENCH_ROUNDS (2)
+// rounds of each side taking turns, every request with an Idempotency-Key and a reference id of its own and
+// 1..10 points. Afterwards the account balance must equal
 // the sum of the 201 answers (the script fails otherwise). Targets: ratio >= 0.5, p99 <= 100 ms, no errors,
 // API process RSS <= 300 MB. The API runs compiled (it is built first), as in production. Prints one line per
 // figure, the JSON result last.
@@ -15,7 +16,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { activeUser, balanceOf, metricsOf, newPartnerToken } from "./bench-http-api.js"
-import { runLoad, settleUnanswered, type Target } from "./bench-http-load.js"
+import { combined, type LoadResult, runLoad, settleUnanswered, type Target } from "./bench-http-load.js"
 import {
   type Child,
   freePort,
@@ -43,6 +44,9 @@ const SECONDS = integerSetting("BENCH_SECONDS", 20, 600)
 /** Accounts credited; the issue asks for one (every request on one ledger stream), more show what that costs. */
 const USERS = integerSetting("BENCH_USERS", 1, 1000)
 const WARM_UP_SECONDS = SECONDS >= 10 ? 3 : 1
+/** Rounds each side's measured time is split into, the sides taking turns (1: one after the other). */
+const ROUNDS = integerSetting("BENCH_ROUNDS", 2, SECONDS)
+const ROUND_SECONDS = SECONDS / ROUNDS
 /** Extra node arguments for the API process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/profile` to profile it. */
 const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 const CONNECTIONS = 64
@@ -92,32 +96,54 @@ const environment = (extra: Record<string, string>) => {
   return { ...env, ...extra }
 }
 
+/** What a side's measured rounds used: its server's CPU time, PostgreSQL's, and how its counters grew. */
+interface Usage {
+  readonly cpuMs: { readonly server: number; readonly postgres: number }
+  readonly grown: ReadonlyMap<string, number>
+}
+
 /**
- * One phase: checkpoint (neither side pays for the other's dirty pages), warm-up, then the measured run, with
- * the CPU time the server process and the PostgreSQL server (every process of it) used during that run.
+ * One measured round of one side: checkpoint (neither side pays for the other's dirty pages), then the load,
+ * with the CPU time the server process and the PostgreSQL server (every process of it) used meanwhile and
+ * how the server's counters grew (`scrape`, the API's /metrics).
  */
-const phase = async (
+const round = async (
   admin: pg.Client,
   target: Target,
   server: Child,
   postgresParent: Child,
+  seconds: number,
   scrape?: () => Promise<ReadonlyMap<string, number>>,
 ) => {
   await admin.query("CHECKPOINT")
-  const warmUp = await runLoad(target, CONNECTIONS, WARM_UP_SECONDS)
   const metricsBefore = await scrape?.()
   const before = { server: cpuMsOf(server.pid), postgres: descendantsCpuMsOf(postgresParent.pid, "postgres") }
-  const measured = await runLoad(target, CONNECTIONS, SECONDS)
+  const measured = await runLoad(target, CONNECTIONS, seconds)
   const cpuMs = {
     server: cpuMsOf(server.pid) - before.server,
     postgres: descendantsCpuMsOf(postgresParent.pid, "postgres") - before.postgres,
   }
-  const metricsAfter = await scrape?.()
-  const metrics =
-    metricsBefore === undefined || metricsAfter === undefined
-      ? undefined
-      : { before: metricsBefore, after: metricsAfter }
-  return { warmUp, measured, cpuMs, metrics }
+  const metricsAfter = (await scrape?.()) ?? new Map<string, number>()
+  const grown = new Map(
+    [...metricsAfter].map(([sample, value]) => [sample, value - (metricsBefore?.get(sample) ?? 0)] as const),
+  )
+  return { measured, usage: { cpuMs, grown } satisfies Usage }
+}
+
+/** A side's rounds as one run: their answers together, their CPU times and counters summed. */
+const together = (rounds: ReadonlyArray<Awaited<ReturnType<typeof round>>>) => {
+  const grown = new Map<string, number>()
+  for (const { usage } of rounds) {
+    for (const [sample, value] of usage.grown) grown.set(sample, (grown.get(sample) ?? 0) + value)
+  }
+  const sum = (of: (usage: Usage) => number) => rounds.reduce((total, { usage }) => total + of(usage), 0)
+  return {
+    measured: combined(rounds.map((each) => each.measured)),
+    usage: {
+      cpuMs: { server: sum((usage) => usage.cpuMs.server), postgres: sum((usage) => usage.cpuMs.postgres) },
+      grown,
+    } satisfies Usage,
+  }
 }
 
 /**
@@ -196,7 +222,8 @@ const benchmark = async () => {
 
     console.log(
       `load: POST /api/points/add, ${CONNECTIONS} connections (autocannon, no pipelining), ${SECONDS} s per ` +
-        `side after a ${WARM_UP_SECONDS} s warm-up; each request a new Idempotency-Key and reference_id, 1..10 ` +
+        `side in ${ROUNDS} round(s) of ${ROUND_SECONDS} s, the two sides taking turns, after a ` +
+        `${WARM_UP_SECONDS} s warm-up of each; each request a new Idempotency-Key and reference_id, 1..10 ` +
         `points, on ${USERS} account(s)`,
     )
     console.log(
@@ -206,18 +233,36 @@ const benchmark = async () => {
     console.log(`API process RSS at rest: ${rssMb(api.pid).toFixed(0)} MB`)
 
     const apiTarget: Target = { baseUrl: apiUrl, path: "/api/points/add", token, userIds }
+    const baselineTarget: Target = { baseUrl: baselineUrl, path: "/api/points/add", token, userIds }
     const apiMemory = sampleMemory(api.pid)
-    let apiRun: Awaited<ReturnType<typeof phase>>
+    const baselineMemory = sampleMemory(baseline.pid)
+    const apiRounds: Array<Awaited<ReturnType<typeof round>>> = []
+    const baselineRounds: Array<Awaited<ReturnType<typeof round>>> = []
+    let apiWarmUp: LoadResult
+    let baselineWarmUp: LoadResult
     let apiPeak: MemoryPeak
+    let baselinePeak: MemoryPeak
     try {
-      apiRun = await phase(admin, apiTarget, api, api, () => metricsOf(apiUrl))
+      await admin.query("CHECKPOINT")
+      apiWarmUp = await runLoad(apiTarget, CONNECTIONS, WARM_UP_SECONDS)
+      await admin.query("CHECKPOINT")
+      baselineWarmUp = await runLoad(baselineTarget, CONNECTIONS, WARM_UP_SECONDS)
+      // The sides take turns, so that the machine's drift (its speed moves by a third within minutes here)
+      // weighs on both alike.
+      for (let n = 0; n < ROUNDS; n++) {
+        apiRounds.push(await round(admin, apiTarget, api, api, ROUND_SECONDS, () => metricsOf(apiUrl)))
+        baselineRounds.push(await round(admin, baselineTarget, baseline, api, ROUND_SECONDS))
+      }
     } finally {
       apiPeak = apiMemory.stop()
+      baselinePeak = baselineMemory.stop()
     }
-    console.log(warmUpText("API", WARM_UP_SECONDS, apiRun.warmUp))
+    const apiRun = together(apiRounds)
+    const baselineRun = together(baselineRounds)
+    console.log(warmUpText("API", WARM_UP_SECONDS, apiWarmUp))
     const apiFigures = report("API", apiRun.measured)
-    console.log(cpuText("API", apiRun.measured, apiRun.cpuMs))
-    if (apiRun.metrics !== undefined) console.log(apiInsideText(apiRun.metrics.before, apiRun.metrics.after))
+    console.log(cpuText("API", apiRun.measured, apiRun.usage.cpuMs))
+    console.log(apiInsideText(new Map(), apiRun.usage.grown))
     console.log(
       `API: peak RSS of the node process ${apiPeak.rssMb.toFixed(0)} MB; its embedded PostgreSQL processes ` +
         `${apiPeak.postgresPssMb.toFixed(0)} MB together (peak PSS: shared buffers counted once)`,
@@ -226,7 +271,7 @@ const benchmark = async () => {
     // Every request that may have moved a balance is accounted for: the ones cut off by the end of a run are
     // sent again with their key, which answers what they did (or does it now).
     for (const [label, run] of [
-      ["API warm-up", apiRun.warmUp],
+      ["API warm-up", apiWarmUp],
       ["API", apiRun.measured],
     ] as const) {
       if (run.unanswered.size > 0) console.log(settledText(label, await settleUnanswered(apiTarget, run)))
@@ -234,7 +279,7 @@ const benchmark = async () => {
     let balancesHold = true
     for (const userId of userIds) {
       const balance = await balanceOf(apiUrl, token, userId)
-      const credited = (apiRun.warmUp.credited.get(userId) ?? 0) + (apiRun.measured.credited.get(userId) ?? 0)
+      const credited = (apiWarmUp.credited.get(userId) ?? 0) + (apiRun.measured.credited.get(userId) ?? 0)
       const holds = balance === credited
       balancesHold &&= holds
       console.log(
@@ -243,13 +288,9 @@ const benchmark = async () => {
       )
     }
 
-    const baselineTarget: Target = { baseUrl: baselineUrl, path: "/api/points/add", token, userIds }
-    const baselineMemory = sampleMemory(baseline.pid)
-    const baselineRun = await phase(admin, baselineTarget, baseline, api)
-    const baselinePeak = baselineMemory.stop()
-    console.log(warmUpText("baseline", WARM_UP_SECONDS, baselineRun.warmUp))
+    console.log(warmUpText("baseline", WARM_UP_SECONDS, baselineWarmUp))
     const baselineFigures = report("baseline", baselineRun.measured)
-    console.log(cpuText("baseline", baselineRun.measured, baselineRun.cpuMs))
+    console.log(cpuText("baseline", baselineRun.measured, baselineRun.usage.cpuMs))
     console.log(`baseline: peak RSS of the node process ${baselinePeak.rssMb.toFixed(0)} MB`)
 
     console.log(`machine: load average ${loadText()} after the runs`)
