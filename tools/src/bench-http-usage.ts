@@ -54,16 +54,18 @@ export interface MemoryPeak {
 }
 
 /**
- * Samples the memory of `pid` every 250 ms, and of the PostgreSQL processes below it every second (walking /proc costs the load
- * generator's CPU), until the returned `stop` is called, which gives the peaks.
+ * Samples the memory of `pid` every 250 ms, and of the PostgreSQL processes below it every second when it has
+ * some (`postgres`; walking /proc costs the load generator's CPU), until the returned `stop` is called, which
+ * gives the peaks.
  */
-export const sampleMemory = (pid: number) => {
+export const sampleMemory = (pid: number, postgres = true) => {
   let rss = 0
   let descendants = 0
   let samples = 0
   const sample = () => {
     rss = Math.max(rss, rssMb(pid))
-    if (samples++ % 4 === 0) descendants = Math.max(descendants, pssMb(descendantsOf(pid, "postgres")))
+    if (postgres && samples++ % 4 === 0)
+      descendants = Math.max(descendants, pssMb(descendantsOf(pid, "postgres")))
   }
   sample()
   const timer = setInterval(sample, 250)

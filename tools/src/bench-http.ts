@@ -3,10 +3,9 @@
 // insert the key, insert one event, record the response) on the same PostgreSQL server. Both take the same
 // load from autocannon: 64 connections for BENCH_SECONDS (20) after a short warm-up, in BENCH_ROUNDS (2)
 // rounds of each side taking turns, every request with an Idempotency-Key and a reference id of its own and
-// 1..10 points. Afterwards the account balance must equal
-// the sum of the 201 answers (the script fails otherwise). Targets: ratio >= 0.5, p99 <= 100 ms, no errors,
-// API process RSS <= 300 MB. The API runs compiled (it is built first), as in production. Prints one line per
-// figure, the JSON result last.
+// 1..10 points. Afterwards the account balance must equal the sum of the 201 answers (the script fails
+// otherwise). Targets: ratio >= 0.5, p99 <= 100 ms, no errors, API process RSS <= 300 MB. The API runs
+// compiled (it is built first), as in production. Prints one line per figure, the JSON result last.
 import { spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -222,7 +221,7 @@ const benchmark = async () => {
 
     console.log(
       `load: POST /api/points/add, ${CONNECTIONS} connections (autocannon, no pipelining), ${SECONDS} s per ` +
-        `side in ${ROUNDS} round(s) of ${ROUND_SECONDS} s, the two sides taking turns, after a ` +
+        `side in ${ROUNDS} round(s) of ${Number(ROUND_SECONDS.toFixed(1))} s, the two sides taking turns, after a ` +
         `${WARM_UP_SECONDS} s warm-up of each; each request a new Idempotency-Key and reference_id, 1..10 ` +
         `points, on ${USERS} account(s)`,
     )
@@ -235,7 +234,7 @@ const benchmark = async () => {
     const apiTarget: Target = { baseUrl: apiUrl, path: "/api/points/add", token, userIds }
     const baselineTarget: Target = { baseUrl: baselineUrl, path: "/api/points/add", token, userIds }
     const apiMemory = sampleMemory(api.pid)
-    const baselineMemory = sampleMemory(baseline.pid)
+    const baselineMemory = sampleMemory(baseline.pid, false)
     const apiRounds: Array<Awaited<ReturnType<typeof round>>> = []
     const baselineRounds: Array<Awaited<ReturnType<typeof round>>> = []
     let apiWarmUp: LoadResult
