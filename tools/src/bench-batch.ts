@@ -32,7 +32,7 @@ import {
 } from "@points/infrastructure"
 import { Effect, Metric, Schema } from "effect"
 import { descendantsCpuMsOf } from "./bench-http-usage.js"
-import { integerSetting, onEmbeddedDatabase } from "./bench-settings.js"
+import { integerSetting, onEmbeddedDatabase } from "./bench-setup.js"
 
 const ROUNDS = integerSetting("BENCH_ROUNDS", 400, 100_000)
 const BATCH = integerSetting("BENCH_BATCH", 32, 64)

@@ -37,7 +37,7 @@ import {
   warmUpText,
 } from "./bench-http-report.js"
 import { cpuMsOf, descendantsCpuMsOf, type MemoryPeak, rssMb, sampleMemory } from "./bench-http-usage.js"
-import { integerSetting } from "./bench-settings.js"
+import { integerSetting } from "./bench-setup.js"
 
 const SECONDS = integerSetting("BENCH_SECONDS", 20, 600)
 /** Accounts credited; the issue asks for one (every request on one ledger stream), more show what that costs. */

@@ -10,7 +10,7 @@ import { AccountId, Ledger, Points, PointsBalance, ReferenceId, TransactionId, U
 import { type AppendContext, appendToStream, ExpectedVersion, ledgerStream } from "@points/infrastructure"
 import { DateTime, Effect } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
-import { onEmbeddedDatabase } from "./bench-settings.js"
+import { onEmbeddedDatabase } from "./bench-setup.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 if (!(Number.isFinite(SECONDS) && SECONDS > 0 && SECONDS <= 600)) {
