@@ -40,16 +40,24 @@ export const consumeRateLimitTogether = (key: string, policy: RateLimitPolicy, c
     )
   })
 
-/** The bucket a request takes a cell of: its key under its policy (one key may be limited by two policies). */
-export const bucketIdOf = (key: string, policy: RateLimitPolicy) =>
-  `${policy.ratePerSecond}/${policy.burst} ${key}`
+// The bucket a request takes a cell of: its key under its policy (one key may be limited by two policies).
+const bucketIdOf = (key: string, policy: RateLimitPolicy) => `${policy.ratePerSecond}/${policy.burst} ${key}`
 
-// The requests of one key and policy in a round, in arrival order.
-const settle = (group: ReadonlyArray<Pending>) => {
-  const first = group[0]
-  return first === undefined
-    ? Effect.succeed([])
-    : consumeRateLimitTogether(first.item.key, first.item.policy, group.length)
+/**
+ * Items grouped by the bucket they ask a cell of (`askOf`; an item asking none is left out), each group with
+ * its ask and its members in the order given: what `consumeRateLimitTogether` decides at once.
+ */
+export const groupByBucket = <T>(items: Iterable<T>, askOf: (item: T) => RateLimitAsk | undefined) => {
+  const groups = new Map<string, { readonly ask: RateLimitAsk; readonly members: Array<T> }>()
+  for (const item of items) {
+    const ask = askOf(item)
+    if (ask === undefined) continue
+    const id = bucketIdOf(ask.key, ask.policy)
+    const group = groups.get(id) ?? { ask, members: [] }
+    group.members.push(item)
+    groups.set(id, group)
+  }
+  return [...groups.values()]
 }
 
 /**
@@ -61,20 +69,13 @@ const settle = (group: ReadonlyArray<Pending>) => {
  */
 export const makeCoalescedRateLimit = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const settleAll = (pending: ReadonlyArray<Pending>) => {
-    const groups = new Map<string, Array<Pending>>()
-    for (const request of pending) {
-      const id = bucketIdOf(request.item.key, request.item.policy)
-      const group = groups.get(id) ?? []
-      group.push(request)
-      groups.set(id, group)
-    }
-    return Effect.forEach(
-      groups.values(),
-      (group) =>
-        Effect.flatMap(Effect.exit(settle(group)), (exit) =>
+  const settleAll = (pending: ReadonlyArray<Pending>) =>
+    Effect.forEach(
+      groupByBucket(pending, (request) => request.item),
+      ({ ask, members }) =>
+        Effect.flatMap(Effect.exit(consumeRateLimitTogether(ask.key, ask.policy, members.length)), (exit) =>
           Effect.forEach(
-            group,
+            members,
             (request, i) =>
               Deferred.done(
                 request.done,
@@ -85,7 +86,6 @@ export const makeCoalescedRateLimit = Effect.gen(function* () {
         ),
       { concurrency: "unbounded", discard: true },
     ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-  }
   // Once the scope closes, requests are decided one by one, as without coalescing.
   const queue = yield* makeRoundQueue({
     maxRound: MAX_COALESCED_REQUESTS,

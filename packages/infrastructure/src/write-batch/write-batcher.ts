@@ -4,8 +4,8 @@ import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
 import { StreamVersionConflict } from "../event-store/stream-version-conflict.js"
 import {
-  bucketIdOf,
   consumeRateLimitTogether,
+  groupByBucket,
   type RateLimitAsk,
 } from "../rate-limit/coalesced-rate-limit.js"
 import type { RateLimitDecision } from "../rate-limit/consume-rate-limit.js"
@@ -38,22 +38,12 @@ type Pending = RoundPending<BatchRequest, BatchOutcome, never>
 const admissionsOf = (requests: ReadonlyArray<BatchRequest>) =>
   Effect.gen(function* () {
     const decisions: Array<RateLimitDecision | undefined> = requests.map(() => undefined)
-    const buckets = new Map<string, { readonly limit: RateLimitAsk; readonly members: Array<number> }>()
-    requests.forEach((request, n) => {
-      if (request.rateLimit === undefined) return
-      const id = bucketIdOf(request.rateLimit.key, request.rateLimit.policy)
-      const bucket = buckets.get(id) ?? { limit: request.rateLimit, members: [] }
-      bucket.members.push(n)
-      buckets.set(id, bucket)
-    })
     // A few buckets at once: a batch of many partners does not wait for their statements one after another.
     yield* Effect.forEach(
-      buckets.values(),
-      ({ limit, members }) =>
+      groupByBucket(requests.keys(), (n) => requests[n]?.rateLimit),
+      ({ ask, members }) =>
         Effect.gen(function* () {
-          const decided = yield* Effect.either(
-            consumeRateLimitTogether(limit.key, limit.policy, members.length),
-          )
+          const decided = yield* Effect.either(consumeRateLimitTogether(ask.key, ask.policy, members.length))
           if (decided._tag === "Left") {
             return yield* Effect.logWarning(
               "a write batch's rate-limit statement failed; its requests run alone",
