@@ -10,7 +10,7 @@ import { AccountId, Ledger, Points, PointsBalance, ReferenceId, TransactionId, U
 import { type AppendContext, appendToStream, ExpectedVersion, ledgerStream } from "@points/infrastructure"
 import { DateTime, Effect } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
-import { onEmbeddedDatabase } from "./bench-setup.js"
+import { integerSetting, onEmbeddedDatabase } from "./bench-setup.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 if (!(Number.isFinite(SECONDS) && SECONDS > 0 && SECONDS <= 600)) {
@@ -18,10 +18,7 @@ if (!(Number.isFinite(SECONDS) && SECONDS > 0 && SECONDS <= 600)) {
 }
 const WARM_UP_SECONDS = Math.min(3, Math.max(1, SECONDS / 5))
 /** Each phase's time is split into this many rounds, alternating append and insert rounds. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-if (!(Number.isInteger(ROUNDS) && ROUNDS >= 1 && ROUNDS <= 100)) {
-  throw new Error(`BENCH_ROUNDS must be an integer from 1 to 100, not ${process.env.BENCH_ROUNDS}`)
-}
+const ROUNDS = integerSetting("BENCH_ROUNDS", 3, 100)
 const WRITERS = 16
 /** Events per stream before a writer starts a new one: a new stream every tenth append. */
 const STREAM_LENGTH = 10
