@@ -247,22 +247,6 @@ describe("The Points client", () => {
       Effect.gen(function* () {
         const server = yield* scriptedServer
         const unavailable = { status: 503, body: errorBody("SV5003", "service unavailable") }
-        // Backoff alone: 15 retries at 50-100 ms each would take 0.75-1.5 s.
-        server.script("POST", "/api/points/add", [unavailable])
-        const slow = { initialDelay: "100 millis", maxDelay: "100 millis", deadline: "300 millis" } as const
-        const backingOff = yield* Effect.flip(
-          (yield* clientOf(server, slow)).addPoints(movement, { idempotencyKey: "add-deadline" }),
-        )
-        expect(backingOff).toBeInstanceOf(RetriesExhausted)
-        const sent = server.requestsTo("POST", "/api/points/add")
-        expect(sent.length).toBeLessThan(8)
-        expect(backingOff).toMatchObject({
-          attempts: sent.length,
-          lastStatus: 503,
-          idempotencyKey: "add-deadline",
-          lastFailure: "status 503; the next attempt would start past the deadline",
-        })
-
         // A Retry-After past the deadline: no wait that cannot end in time.
         server.script("POST", "/api/users", [{ ...unavailable, headers: { "retry-after": "30" } }])
         const later = yield* Effect.flip(
@@ -273,6 +257,25 @@ describe("The Points client", () => {
         )
         expect(later).toMatchObject({ _tag: "RetriesExhausted", attempts: 1, lastStatus: 503 })
         expect(server.requestsTo("POST", "/api/users")).toHaveLength(1)
+
+        // Backoff alone: 15 retries would take 6 s. The jitter is pinned to its top (every wait exactly 400 ms)
+        // so that no attempt starts near the deadline, where whether its answer beats it would be a race: the
+        // second attempt starts at 400 ms and is answered long before 600 ms; a third would start at 800.
+        server.script("POST", "/api/points/add", [unavailable])
+        const slow = { initialDelay: "400 millis", maxDelay: "400 millis", deadline: "600 millis" } as const
+        const backingOff = yield* Effect.flip(
+          (yield* clientOf(server, slow))
+            .addPoints(movement, { idempotencyKey: "add-deadline" })
+            .pipe(Effect.withRandomFixed([1])),
+        )
+        expect(backingOff).toBeInstanceOf(RetriesExhausted)
+        expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(2)
+        expect(backingOff).toMatchObject({
+          attempts: 2,
+          lastStatus: 503,
+          idempotencyKey: "add-deadline",
+          lastFailure: "status 503; the next attempt would start past the deadline",
+        })
 
         // An attempt that stalls past the deadline, well within its own time limit: abandoned, outcome open.
         server.script("POST", "/api/points/subtract", ["stall"])
