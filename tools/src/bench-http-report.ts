@@ -81,11 +81,11 @@ export const loadText = () =>
 export const verdict = (met: boolean) => (met ? "met" : "MISSED")
 
 /**
- * What the API's `/metrics` said about the measured run: how busy its one JavaScript thread was (event loop
+ * What the API's `/metrics` counters grew by over the measured run (`grown`): how busy its one JavaScript thread was (event loop
  * busy / (busy + idle)), and how many requests its write batches held on average.
  */
-export const apiInsideText = (before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>) => {
-  const grew = (sample: string) => (after.get(sample) ?? 0) - (before.get(sample) ?? 0)
+export const apiInsideText = (grown: ReadonlyMap<string, number>) => {
+  const grew = (sample: string) => grown.get(sample) ?? 0
   const busy = grew("nodejs_eventloop_active_seconds_total")
   const idle = grew("nodejs_eventloop_idle_seconds_total")
   const batches = grew('write_batches_total{outcome="committed"}')

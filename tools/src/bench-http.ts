@@ -261,7 +261,7 @@ const benchmark = async () => {
     console.log(warmUpText("API", WARM_UP_SECONDS, apiWarmUp))
     const apiFigures = report("API", apiRun.measured)
     console.log(cpuText("API", apiRun.measured, apiRun.usage.cpuMs))
-    console.log(apiInsideText(new Map(), apiRun.usage.grown))
+    console.log(apiInsideText(apiRun.usage.grown))
     console.log(
       `API: peak RSS of the node process ${apiPeak.rssMb.toFixed(0)} MB; its embedded PostgreSQL processes ` +
         `${apiPeak.postgresPssMb.toFixed(0)} MB together (peak PSS: shared buffers counted once)`,
