@@ -5,7 +5,7 @@ const reads = Metric.counter("consumer_log_reads", {
   incremental: true,
 })
 const events = Metric.counter("consumer_events_handled", {
-  description: "Events handled and committed with the checkpoint.",
+  description: "Events the checkpoint moved past: handled, or skipped for their type.",
   incremental: true,
 })
 const failures = Metric.counter("consumer_batch_failures", {

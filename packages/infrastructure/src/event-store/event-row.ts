@@ -21,9 +21,12 @@ export interface EventRow {
   readonly occurred_at: Date
 }
 
+/** The column list of a read, in the order of EventRow, with `data` selected as the expression given. */
+export const eventColumnsWith = (data: string) =>
+  `global_position, transaction_id::text AS transaction_id, stream_id, stream_version, event_id, event_type, schema_version, ${data} AS data, partner_id, request_id, idempotency_key, causation_id, correlation_id, occurred_at`
+
 /** The column list every read selects, in the order of EventRow. */
-export const eventColumns =
-  "global_position, transaction_id::text AS transaction_id, stream_id, stream_version, event_id, event_type, schema_version, data, partner_id, request_id, idempotency_key, causation_id, correlation_id, occurred_at"
+export const eventColumns = eventColumnsWith("data")
 
 /** Decodes a row with the catalog of its stream's category, upcasting older payload versions. */
 export const decodeEventRow = (row: EventRow) => {

@@ -7,6 +7,9 @@ import { runUnitOfWork } from "./run-unit-of-work.js"
 /** The name of the consumer that activates registered users (its checkpoint, lock and metrics). */
 export const USER_ACTIVATION_CONSUMER = "user-activation"
 
+/** The only events `activateUsersHandler` acts on: a consumer of it need read no others. */
+export const USER_ACTIVATION_EVENT_TYPES: ReadonlyArray<string> = ["UserRegistered"]
+
 /**
  * Activates every user registered in a batch of the global log, for `runConsumer`: each `UserRegistered`
  * becomes an `ActivateUser` on that user's stream, in the batch's transaction (so with its checkpoint). A

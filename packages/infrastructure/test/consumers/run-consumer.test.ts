@@ -1,20 +1,25 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
+import { Email, PartnerId, PartnerUserId, User, UserId } from "@points/domain"
 import { Deferred, Effect, Fiber, Layer, Option, Ref } from "effect"
 import {
+  appendToStream,
   ConsumerNotCaughtUp,
   consumerStats,
+  ExpectedVersion,
   hasEventsAfter,
   LogListener,
   LogNotifier,
   logStart,
+  readAllAfter,
   readCheckpoint,
   readLogHead,
   runConsumer,
+  userStream,
   waitUntilCaughtUp,
 } from "../../src/index.js"
 import { testDatabase } from "../../src/testing/index.js"
-import { newId } from "../fixtures.js"
+import { at, contextFor, newId } from "../fixtures.js"
 import {
   appendEvents,
   createHandledTable,
@@ -23,6 +28,28 @@ import {
   recordHandled,
   waitForStat,
 } from "./consumer-fixtures.js"
+
+// One UserRegistered event on a new user's stream of a new partner.
+const registerUserEvent = Effect.suspend(() => {
+  const partnerId = newId()
+  const userId = newId()
+  return appendToStream({
+    streamId: userStream(userId).streamId,
+    expected: ExpectedVersion.NoStream(),
+    events: [
+      User.UserRegistered.make({
+        userId: UserId.make(userId),
+        partnerId: PartnerId.make(partnerId),
+        partnerUserId: PartnerUserId.make(`u-${userId}`),
+        email: Email.make(`${userId}@example.com`),
+        name: null,
+        at,
+      }),
+    ],
+    catalog: User.userEvents,
+    context: contextFor(partnerId),
+  })
+})
 
 // Live clock (no TestClock): the consumer polls and backs off in real time. Polling is short here so that
 // these tests do not depend on NOTIFY; consumer-lock.test.ts checks that NOTIFY wakes a consumer.
@@ -140,6 +167,61 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
           expect(after.indexOf(t1EventId)).toBeLessThan(after.indexOf(t2.eventId))
           expect(after.slice(-2)).toEqual([t1EventId, t2.eventId])
         }),
+    )
+
+    it.scoped("given event types, hands only those to the handler and moves past the rest unread", () =>
+      Effect.gen(function* () {
+        yield* createHandledTable
+        const sql = yield* SqlClient.SqlClient
+        const name = `typed-${newId()}`
+        const handledTypes: Array<string> = []
+        yield* Effect.forkScoped(
+          runConsumer({
+            name,
+            handle: (events) =>
+              Effect.zipRight(
+                Effect.sync(() => handledTypes.push(...events.map((event) => event.type))),
+                recordHandled(name)(events),
+              ),
+            eventTypes: ["UserRegistered"],
+            batchSize: 7,
+            pollInterval: "100 millis",
+          }),
+        )
+        // 10 partner registrations and 3 user registrations, interleaved.
+        for (let n = 0; n < 10; n++) {
+          yield* appendEvents(newId())
+          if (n % 3 === 0) yield* registerUserEvent
+        }
+        yield* waitUntilCaughtUp(name, "head", "10 seconds")
+
+        const wanted = yield* sql<{ event_id: string }>`
+          SELECT event_id FROM events WHERE event_type = 'UserRegistered' ORDER BY transaction_id, global_position`
+        const handled = yield* handledBy(name)
+        expect(wanted.length).toBeGreaterThanOrEqual(4)
+        expect(handled.map((row) => row.event_id)).toEqual(wanted.map((row) => row.event_id))
+        expect(new Set(handledTypes)).toEqual(new Set(["UserRegistered"]))
+        // Its checkpoint is the head of the log, past the last partner registration it never handled.
+        const head = yield* readLogHead
+        expect(yield* readCheckpoint(name)).toEqual(Option.some(head))
+        const [all] = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM events`
+        expect((yield* consumerStats(name)).events).toBe(Number(all?.count))
+
+        // One read of the log from its start, limited to 5 events, passes 5 and returns the users among them.
+        const read = yield* readAllAfter(logStart, 5, ["UserRegistered"])
+        const firstFive = yield* sql<{ event_id: string; event_type: string }>`
+          SELECT event_id, event_type FROM events ORDER BY transaction_id, global_position LIMIT 5`
+        expect(read.scanned).toBe(5)
+        expect(read.events.map((event) => event.eventId)).toEqual(
+          firstFive.filter((row) => row.event_type === "UserRegistered").map((row) => row.event_id),
+        )
+        expect(read.events.every((event) => event.event instanceof User.UserRegistered)).toBe(true)
+        const fifth = (yield* readAllAfter(logStart, 5)).events[4]
+        expect(read.checkpoint).toEqual({
+          transactionId: fifth?.transactionId,
+          globalPosition: fifth?.globalPosition,
+        })
+      }),
     )
   })
 
