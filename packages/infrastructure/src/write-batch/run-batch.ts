@@ -1,4 +1,4 @@
-import { type IdempotencyKey, InvariantViolation } from "@points/domain"
+import { IdempotencyKey, InvariantViolation } from "@points/domain"
 import { Effect, Either, Schema } from "effect"
 import type { AppendRequest } from "../event-store/append-to-stream.js"
 import { appendToStreams } from "../event-store/append-to-streams.js"
@@ -66,7 +66,11 @@ const handlesOf = (plan: AnyUnitPlan) => Object.entries(plan.streams)
  * claims, refusals and replays are answered as usual. Any failure (a version conflict, a database error)
  * fails the whole batch, and the caller's rollback leaves every request to run alone.
  */
-export const runBatch = (entries: ReadonlyArray<BatchEntry>) =>
+export const runBatch = (
+  entries: ReadonlyArray<BatchEntry>,
+  /** Told which entries execute (their keys are new and theirs), once the batch has checked its keys. */
+  onExecuting: (indices: ReadonlyArray<number>) => void = () => {},
+) =>
   Effect.gen(function* () {
     const projection = yield* InlineProjection
     const results: Array<BatchResult> = entries.map(() => runAlone)
@@ -105,10 +109,17 @@ export const runBatch = (entries: ReadonlyArray<BatchEntry>) =>
     })
     if (members.length === 0) return results
     // A repeat of a key whose first request runs here arrived while it runs: IK1002, as DESIGN.md section 4
-    // says, whatever becomes of the first. A repeat of a held or known key runs alone, as a retry would
-    // (replayed once the key is recorded).
+    // says, whatever becomes of the first; unless it is another request (another fingerprint), which runs
+    // alone and is refused IK1001 there, as the key's claim decides. A repeat of a held or known key runs
+    // alone, as a retry would (replayed once the key is recorded).
+    onExecuting(members)
     const running = new Set(members)
-    for (const { index, first } of repeats) if (running.has(first)) results[index] = inProgress
+    for (const { index, first } of repeats) {
+      const sameRequest =
+        IdempotencyKey.differingParts(entryAt(first).claim.fingerprint, entryAt(index).claim.fingerprint)
+          .length === 0
+      if (running.has(first) && sameRequest) results[index] = inProgress
+    }
 
     // Every stream of every plan, locked per partner (FOR UPDATE when any plan may write it) and loaded once.
     const streams = new Map<string, BatchStream>()

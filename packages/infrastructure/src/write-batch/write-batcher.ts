@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { IdempotencyKey } from "@points/domain"
 import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Metric } from "effect"
 import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
@@ -10,8 +11,9 @@ import {
 } from "../rate-limit/coalesced-rate-limit.js"
 import type { RateLimitDecision } from "../rate-limit/consume-rate-limit.js"
 import { makeRoundQueue, type Pending as RoundPending } from "../runtime/round-queue.js"
+import { keyIdOf } from "./batch-keys.js"
 import { batchMetric } from "./batch-metrics.js"
-import { type BatchEntry, type BatchResult, runAlone, runBatch } from "./run-batch.js"
+import { type BatchEntry, type BatchResult, inProgress, runAlone, runBatch } from "./run-batch.js"
 
 /** The most requests one batch writes: bounds the statements' arrays and the time the batch holds its locks. */
 export const MAX_WRITE_BATCH_SIZE = 64
@@ -79,8 +81,28 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
       const projection = yield* InlineProjection
       const notifier = yield* LogNotifier
 
+      // The keys of this process's requests queued or being written, with their fingerprints, and whether
+      // the request is executing (its batch found the key new). The same request again (same key and
+      // fingerprint) while it executes is in progress: 409 IK1002 at once (DESIGN.md section 4), not queued
+      // behind it. Anything else with the key queues: a retry of a recorded request is replayed, another
+      // request with the key is refused IK1001, where the key is known. Across processes, the key's lock
+      // does the same (lockKeys).
+      const inFlight = new Map<
+        string,
+        { readonly fingerprint: IdempotencyKey.RequestFingerprint; executing: boolean }
+      >()
+      const idOf = (request: BatchRequest) => keyIdOf(request.claim.partnerId, request.claim.key)
+
       const writeBatch = (batch: ReadonlyArray<Pending>) =>
         Effect.gen(function* () {
+          // Marks the requests of the batch's entries (indices into the admitted ones) executing, or done.
+          const executing = (value: boolean) => (entries: ReadonlyArray<number>) => {
+            for (const i of entries) {
+              const pending = batch[admitted[i] ?? -1]
+              const running = pending === undefined ? undefined : inFlight.get(idOf(pending.item))
+              if (running !== undefined) running.executing = value
+            }
+          }
           const decisions = yield* admissionsOf(batch.map((pending) => pending.item))
           // A request asking for a rate limit is written only once allowed (a failed decision: it runs alone).
           const outcomes: Array<BatchOutcome | undefined> = batch.map((pending, n) => {
@@ -94,9 +116,15 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
             admitted.length === 0
               ? Effect.succeed([])
               : sql
-                  .withTransaction(runBatch(admitted.map((n) => (batch[n] as Pending).item)))
+                  .withTransaction(
+                    runBatch(
+                      admitted.map((n) => (batch[n] as Pending).item),
+                      executing(true),
+                    ),
+                  )
                   .pipe(Effect.provideService(InlineProjection, projection)),
           )
+          executing(false)(admitted.map((_, i) => i))
           if (Exit.isFailure(exit) && !isConflict(exit.cause)) {
             yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
           }
@@ -132,7 +160,22 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
           Effect.forEach(left, (pending) => Deferred.succeed(pending.done, runAlone), { discard: true }),
         afterStop: (): Effect.Effect<BatchOutcome> => Effect.succeed(runAlone),
       })
-      return { submit: queue.submit }
+      const submit = (request: BatchRequest): Effect.Effect<BatchOutcome> =>
+        Effect.suspend(() => {
+          const id = idOf(request)
+          const running = inFlight.get(id)
+          if (running !== undefined) {
+            const same =
+              IdempotencyKey.differingParts(running.fingerprint, request.claim.fingerprint).length === 0
+            return running.executing && same ? Effect.succeed(inProgress) : queue.submit(request)
+          }
+          inFlight.set(id, { fingerprint: request.claim.fingerprint, executing: false })
+          return Effect.ensuring(
+            queue.submit(request),
+            Effect.sync(() => inFlight.delete(id)),
+          )
+        })
+      return { submit }
     }),
   )
 

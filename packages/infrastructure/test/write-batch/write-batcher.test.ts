@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { IdempotencyKey, type TransactionResource } from "@points/domain"
-import { Deferred, Effect, Exit, Fiber, Layer, Metric } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Metric, Schedule } from "effect"
 import {
   addPointsPlan,
   anyUnitPlan,
@@ -63,6 +63,31 @@ const entryOf = (
     (plan): BatchEntry => ({ plan: anyUnitPlan(plan), claim: claimFor(context, key), respond: created }),
   )
 }
+
+// The entry as another request with its key would make it: another fingerprint.
+const otherRequest = (entry: BatchEntry): BatchEntry => ({
+  ...entry,
+  claim: {
+    ...entry.claim,
+    fingerprint: fingerprint({ path: "/api/points/add", body: `other ${entry.claim.key}` }),
+  },
+})
+
+// Waits, reading pg_stat_activity every 5 ms for at most 5 s, until a statement of this database waits on a lock.
+const someoneWaitsOnALock = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ waiting: string }>`
+    SELECT count(*)::text AS waiting FROM pg_stat_activity
+    WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
+    Effect.repeat({
+      until: (rows) => Number(rows[0]?.waiting) > 0,
+      schedule: Schedule.spaced("5 millis"),
+    }),
+    Effect.timeoutFail({
+      duration: "5 seconds",
+      onTimeout: () => new Error("no statement waited on a lock"),
+    }),
+  ),
+)
 
 const bodyOf = (result: { readonly _tag: string; readonly response?: IdempotencyKey.RecordedResponse }) =>
   JSON.parse(result.response?.body ?? "null") as TransactionResource
@@ -153,7 +178,7 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
     )
 
     it.effect(
-      "leaves out a refusal, a known key, a held key and a reference taken in it; a repeated key is in progress",
+      "leaves out a refusal, a known key, a held key, a reference taken in it and another request with a key in it; a repeated request is in progress",
       () =>
         Effect.gen(function* () {
           const partner = yield* newPartner()
@@ -187,6 +212,8 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
             yield* entryOf(partner, "add", movement(userId, 2, reference)),
             // A repeat of a known key is not in progress: it runs alone and is replayed.
             yield* entryOf(partner, "add", movement(userId, 3), known.claim.key),
+            // Another request with the first one's key: not in progress either; it runs alone (IK1001 there).
+            otherRequest(yield* entryOf(partner, "add", movement(userId, 5), first.claim.key)),
           ]
           const results = yield* inTransaction(entries)
           yield* Deferred.succeed(release, undefined)
@@ -200,10 +227,11 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
             "Committed",
             "RunAlone",
             "RunAlone",
+            "RunAlone",
           ])
           expect(
             results.map((result) => (result._tag === "Committed" ? bodyOf(result).balance_after : null)),
-          ).toEqual([13, null, null, null, null, 19, null, null])
+          ).toEqual([13, null, null, null, null, 19, null, null, null])
           // Nothing of the ones left out was written: no transaction, no key (the held key is its holder's).
           expect((yield* getPointsAccountResource(partner, userId)).balance).toBe(19)
           const transactions = yield* listTransactions(partner, { user_id: userId })
@@ -286,6 +314,58 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
         expect(batches).toBeGreaterThan(0)
         expect(batches).toBeLessThan(40)
       }),
+    )
+
+    it.effect(
+      "answers a repeat of a request in flight as in progress at once; another request with its key goes on",
+      () =>
+        Effect.gen(function* () {
+          const batcher = yield* WriteBatcher
+          const sql = yield* SqlClient.SqlClient
+          const partner = yield* newPartner()
+          const userId = yield* activeUser(partner)
+          // The account opened first, so that its stream exists to be held below.
+          const opening = yield* batcher.submit(yield* entryOf(partner, "add", movement(userId, 1)))
+          expect(opening._tag).toBe("Committed")
+          // Another transaction holds every stream row of the partner: the next batch waits at its lock.
+          const holding = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.fork(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`SELECT 1 FROM streams WHERE partner_id = ${partner.partnerId} FOR UPDATE`
+                yield* Deferred.succeed(holding, undefined)
+                yield* Deferred.await(release)
+              }),
+            ),
+          )
+          yield* Deferred.await(holding)
+          const first = yield* entryOf(partner, "add", movement(userId, 10))
+          const writing = yield* Effect.fork(batcher.submit(first))
+          yield* someoneWaitsOnALock
+
+          // The same request again while the first is written: IK1002 at once, not after the batch.
+          const repeat = yield* batcher.submit(first).pipe(Effect.timeout("5 seconds"))
+          expect(repeat._tag).toBe("InProgress")
+          // Another request with the key is not answered here: it waits for its own batch.
+          const other = yield* Effect.fork(batcher.submit(otherRequest(first)))
+
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+          expect((yield* Fiber.join(writing))._tag).toBe("Committed")
+          // It found the key known: left to run alone, where its claim refuses it IK1001.
+          expect((yield* Fiber.join(other))._tag).toBe("RunAlone")
+          const refused = yield* Effect.flip(claimKey(otherRequest(first).claim))
+          expect(refused._tag).toBe("IdempotencyKeyReused")
+          // Once written, the request no longer executes: retries arriving together all go on to be
+          // replayed, none is in progress (its key is known, so none of them executes).
+          const retries = yield* Effect.all(
+            [batcher.submit(first), batcher.submit(first), batcher.submit(first)],
+            { concurrency: "unbounded" },
+          )
+          expect(retries.map((retry) => retry._tag)).toEqual(["RunAlone", "RunAlone", "RunAlone"])
+          expect((yield* getPointsAccountResource(partner, userId)).balance).toBe(11)
+        }),
     )
 
     it.effect("takes each request's rate-limit cell before the batch: one refused is not written", () =>
