@@ -303,6 +303,22 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
           const both = yield* call("POST", hooks, { token, json: { url: 5, enabled: "yes" } })
           expectInvalid(both, "url")
           expectInvalid(both, "enabled")
+          // A refused target is reported beside the other fields' problems, not only once they are right.
+          for (const [method, path] of [
+            ["POST", hooks],
+            ["PATCH", `${hooks}/${good.body.id}`],
+          ] as const) {
+            const refused = yield* call(method, path, {
+              token,
+              json: { url: "http://hooks.acme.example/plain", enabled: "yes", description: 5 },
+            })
+            expect(refused.status).toBe(400)
+            expect(refused.body.errors.map((entry: { message: string }) => entry.message)).toEqual([
+              "url must use https",
+              "description must be a string or null",
+              "enabled must be a boolean",
+            ])
+          }
           expectInvalid(
             yield* call("PATCH", `${hooks}/${good.body.id}`, { token, json: { event_types: ["nope"] } }),
             "event_types",

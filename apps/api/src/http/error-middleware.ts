@@ -17,6 +17,7 @@ import { bodyWasNotUtf8 } from "./capped-request.js"
 import { refusedBeforeHandler } from "./idempotent-post.js"
 import { invalidParamsOf } from "./invalid-params.js"
 import { pathOf } from "./request-context.js"
+import { withWebhookTargetProblem } from "./webhook-target-problem.js"
 
 /**
  * Turns every failure into the published error body: schema failures into 400 with one entry per field
@@ -42,7 +43,13 @@ export const ErrorMiddlewareLive = HttpApiBuilder.middleware(
             const tag = (error as { _tag?: string })._tag
             // Refused before the handler ran: recorded under the request's Idempotency-Key as any 400 is.
             if (tag === "HttpApiDecodeError") {
-              return Effect.provide(refusedBeforeHandler(invalidParamsOf(error as never)), context)
+              return Effect.provide(
+                Effect.flatMap(
+                  withWebhookTargetProblem(invalidParamsOf(error as never)),
+                  refusedBeforeHandler,
+                ),
+                context,
+              )
             }
             if (tag === "RouteNotFound") {
               return Effect.fail(
