@@ -144,6 +144,44 @@ const rows: ReadonlyArray<Row> = [
     request: () => post("/api/points/subtract", move(`a${nul}b`)),
     messages: ["transaction.user_id must not contain NUL characters"],
   },
+  // ... in fields the endpoint ignores too: "no NUL characters anywhere".
+  {
+    when: "a user's unknown field, an unknown nested one and a field name hold NUL characters",
+    request: () =>
+      post("/api/users", {
+        partner_user_id: fresh("nul"),
+        email: "nul@example.com",
+        note: `a${nul}b`,
+        extra: { deep: ["ok", `${nul}`], [`a${nul}b`]: 1 },
+        [`x${nul}`]: true,
+      }),
+    messages: [
+      "invalid params: the body must not have a field name that contains NUL characters",
+      "note must not contain NUL characters",
+      "extra must not have a field name that contains NUL characters",
+      "extra.deep.1 must not contain NUL characters",
+    ],
+  },
+  {
+    when: "an add's unknown field holds a NUL beside a known field's own NUL (said once)",
+    request: () => post("/api/points/add", move(`a${nul}b`, { memo: `${nul}` })),
+    messages: [
+      "transaction.user_id must not contain NUL characters",
+      "transaction.memo must not contain NUL characters",
+    ],
+  },
+  {
+    when: "an order's unknown item field and an unknown field name hold lone surrogates",
+    request: () =>
+      post(
+        "/api/orders",
+        order("01890a5d-ac96-774b-bcce-b302099a8057", { items: [item({ gift: lone })], [lone]: 1 }),
+      ),
+    messages: [
+      "invalid params: the body must not have a field name that is not valid Unicode text",
+      "items.0.gift must be valid Unicode text",
+    ],
+  },
   {
     when: "an add's user_id is not a string (LE1001, as published)",
     request: () => post("/api/points/add", move(5)),

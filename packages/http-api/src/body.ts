@@ -1,5 +1,8 @@
 import { SchemaAST as AST, Either, identity, ParseResult, Predicate, Schema } from "effect"
-import { decodeProblems, reportedIssue } from "./problems.js"
+import { decodeProblems, MAX_PROBLEMS, type Problem, reportedIssue } from "./problems.js"
+import { unstorableTextIn } from "./unstorable-text.js"
+
+const problemId = (problem: Problem) => `${problem.path.map(String).join(".")} ${problem.message}`
 
 /**
  * A JSON request body of the shape `schema` describes (and documents, in the OpenAPI document), decoded so
@@ -17,13 +20,23 @@ export const jsonBody = <A, I>(
     {
       decode: (shape) => {
         const decode = decodeProblems(shape)
-        return (input, _, ast) =>
-          Either.mapLeft(
-            Predicate.isRecord(input)
-              ? decode(fieldsOf(input))
-              : Either.left([{ path: [], message: "the body must be a JSON object" }]),
-            (problems) => reportedIssue(ast, input, problems),
-          )
+        return (input, _, ast) => {
+          if (!Predicate.isRecord(input)) {
+            return Either.left(
+              reportedIssue(ast, input, [{ path: [], message: "the body must be a JSON object" }]),
+            )
+          }
+          const decoded = decode(fieldsOf(input))
+          // Text PostgreSQL cannot store is refused anywhere in the body, in fields the endpoint ignores too;
+          // a known field's is already among the schema's problems, and is not said twice.
+          const unstorable = unstorableTextIn(input, MAX_PROBLEMS)
+          if (unstorable.length === 0)
+            return Either.mapLeft(decoded, (problems) => reportedIssue(ast, input, problems))
+          const found = Either.isLeft(decoded) ? decoded.left : []
+          const said = new Set(found.map(problemId))
+          const problems = [...found, ...unstorable.filter((problem) => !said.has(problemId(problem)))]
+          return Either.left(reportedIssue(ast, input, problems.slice(0, MAX_PROBLEMS)))
+        }
       },
       encode: (shape) => (value, options) => ParseResult.encodeUnknown(shape)(value, options),
     },

@@ -53,15 +53,24 @@ export const maxCharacters = (max: number) =>
     message: () => `must be at most ${max} characters`,
   })
 
+const NUL_PROBLEM = "must not contain NUL characters"
+const SURROGATE_PROBLEM = "must be valid Unicode text"
+
 /** Refuses a NUL character: PostgreSQL refuses it in text and jsonb, DESIGN.md section 2 anywhere. */
 export const withoutNul = stringFilter((text) => !text.includes("\u0000"), {
-  message: () => "must not contain NUL characters",
+  message: () => NUL_PROBLEM,
 })
 
 /** Refuses an unpaired UTF-16 surrogate (a lone `\ud800`), which PostgreSQL refuses in jsonb. */
 export const wellFormed = stringFilter((text) => !unpairedSurrogate.test(text), {
-  message: () => "must be valid Unicode text",
+  message: () => SURROGATE_PROBLEM,
 })
+
+/** Why PostgreSQL could not store this text as it is (as withoutNul and wellFormed say it), or null. */
+export const unstorableTextProblem = (text: string): string | null => {
+  if (text.includes("\u0000")) return NUL_PROBLEM
+  return unpairedSurrogate.test(text) ? SURROGATE_PROBLEM : null
+}
 
 /**
  * A string PostgreSQL stores as it is: no NUL character and no unpaired surrogate. Every text a request
