@@ -345,6 +345,27 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
   )
 
   it.effect(
+    "answers a request once when its body breaks after its answer; a broken next request is answered",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        // Refused (415) before its body is read; then the chunked body turns out malformed.
+        const refused = yield* sendRaw(
+          base,
+          "POST /api/users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        )
+        expect(refused.match(/HTTP\/1\.1 /g)).toHaveLength(1)
+        expect(refused.split("\r\n")[0]).toBe("HTTP/1.1 415 Unsupported Media Type")
+        // A request answered in full, then a malformed one on the same connection: each gets its answer.
+        const twice = yield* sendRaw(
+          base,
+          "GET /health/live HTTP/1.1\r\nHost: x\r\n\r\nPOST /api/users HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        )
+        expect(twice.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 400"])
+      }),
+  )
+
+  it.effect(
     "answers requests Node cannot parse on the OAuth endpoints with no-store and RFC 6749 `error` fields",
     () =>
       Effect.gen(function* () {

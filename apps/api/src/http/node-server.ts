@@ -10,7 +10,7 @@ import { entryOf, oauthFieldsOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
 import { pathOf } from "./request-context.js"
 import { commonHeaders } from "./server-middleware.js"
-import { answeredConnections, drainingServers, SettledResponse } from "./settled-response.js"
+import { answeredConnections, currentRequests, drainingServers, SettledResponse } from "./settled-response.js"
 
 // A request target in absolute form (`http://host/api/users?x`), which a server must accept (RFC 9112 3.2.2),
 // as its path and query; any other target as it is.
@@ -37,6 +37,14 @@ const answerUnparsable = (
   socket: Duplex,
 ) => {
   if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  // A body that broke after its request was answered (a 415 or 401 sent before the body, which Node was
+  // still reading to drop it): that request has its answer, and a second one would be taken for the answer to
+  // the client's next request. The connection closes instead. (A request whose body arrived in full is
+  // done: an error then is in the next request's head, which is answered.)
+  if (answeredConnections.has(socket) && currentRequests.get(socket)?.complete === false) {
     socket.destroy()
     return
   }

@@ -12,6 +12,9 @@ export const drainingServers = new WeakSet<Server>()
 /** The connections whose current request has had its answer begun: one more answer there would be a stray. */
 export const answeredConnections = new WeakSet<object>()
 
+/** Each connection's current request: the last one whose head Node parsed on it. */
+export const currentRequests = new WeakMap<object, IncomingMessage>()
+
 /**
  * A response that always ends: its `end` callback is called once the answer is written or once the
  * connection is gone, and it closes when its connection closes, even before it ever had the connection.
@@ -31,6 +34,7 @@ export class SettledResponse<
     const connection = request.socket
     // A new request on the connection: not answered yet (writeHead marks it).
     answeredConnections.delete(connection)
+    currentRequests.set(connection, request)
     const closeUnanswered = () => {
       // Once given the connection, Node closes the answer itself when the connection closes.
       if (this.socket !== null || this.destroyed) return
