@@ -5,7 +5,16 @@ import { testDatabase } from "@points/infrastructure/testing"
 import { Context, Effect, Layer } from "effect"
 import { apiHttpServer, apiServerLayer } from "../src/http/node-server.js"
 import { HttpAppLive } from "../src/server.js"
-import { baseUrl, callAt, metricValue, newPartnerAt, type Reply, testSettings } from "./harness.js"
+import {
+  baseUrl,
+  callAt,
+  metricValue,
+  newPartnerAt,
+  nodeRequest,
+  piecesOf,
+  type Reply,
+  testSettings,
+} from "./harness.js"
 
 /** The base URLs of two API servers (as two processes would be) over one database. */
 class Servers extends Context.Tag("test/Servers")<Servers, readonly [string, string]>() {}
@@ -76,6 +85,65 @@ layer(TwoServersLive, { timeout: "120 seconds", excludeTestServices: true })(
           "rate_limit_rejections_total",
         )
         expect(rejectionsAfter - rejectionsBefore).toBe(refused.length)
+      }),
+    )
+  },
+)
+
+// A bucket that refills one request a minute: what it holds is exactly what the test took from it.
+const slowPolicy = { rateLimitPerSecond: 1 / 60, rateLimitBurst: 3 }
+
+const OneSlowServerLive = apiServer.pipe(
+  Layer.provide(WriteSideLive),
+  Layer.provide(testSettings(slowPolicy)),
+  Layer.provide(testDatabase()),
+)
+
+layer(OneSlowServerLive, { timeout: "120 seconds", excludeTestServices: true })(
+  "The rate limit on a request refused before its route",
+  (it) => {
+    it.effect("a chunked body found too large takes a cell and says so; once the bucket is empty, 429", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const { token } = yield* newPartnerAt(base, "Oversized")
+        const body = JSON.stringify({
+          partner_user_id: "big",
+          email: "b@example.com",
+          name: "x".repeat(1_100_000),
+        })
+        const oversized = nodeRequest(`${base}/api/users`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          chunks: piecesOf(body),
+          chunked: true,
+        })
+        const rejectionsBefore = metricValue(
+          (yield* callAt(base, "GET", "/metrics")).text,
+          "rate_limit_rejections_total",
+        )
+
+        const tooLarge = yield* oversized
+        expect(tooLarge.status).toBe(413)
+        expect(tooLarge.headers.get("ratelimit-policy")).toBe(`"partner";q=${slowPolicy.rateLimitBurst};w=1`)
+        expect(tooLarge.headers.get("ratelimit")).toMatch(/^"partner";r=2;t=\d+$/)
+        // The two cells left, then none.
+        for (const left of [1, 0]) {
+          const listed = yield* callAt(base, "GET", "/api/users", { token })
+          expect(listed.status).toBe(200)
+          expect(listed.headers.get("ratelimit")).toMatch(new RegExp(`^"partner";r=${left};`))
+        }
+        const throttled = yield* oversized
+        expect(throttled.status).toBe(429)
+        expect(throttled.body).toMatchObject({ errors: [{ code: "GH1009" }] })
+        expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+        expect(throttled.headers.get("ratelimit")).toMatch(/^"partner";r=0;/)
+        const rejectionsAfter = metricValue(
+          (yield* callAt(base, "GET", "/metrics")).text,
+          "rate_limit_rejections_total",
+        )
+        expect(rejectionsAfter - rejectionsBefore).toBe(1)
+        // Nothing was created by either.
+        expect((yield* callAt(base, "GET", "/api/users", { token })).status).toBe(429)
       }),
     )
   },

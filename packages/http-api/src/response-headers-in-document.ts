@@ -19,7 +19,7 @@ const headers: Record<string, Json> = {
   },
   RateLimitPolicy: {
     description:
-      'The rate limit\'s bucket: its size (the burst) per window, e.g. `"partner";q=200;w=1`. On the token endpoints a list of the buckets asked, in order: `"address"` (the caller\'s network) and, if that one let the request through, `"client"` (its client id). On every answer to a request that passed authentication (on the token endpoints, that named its client).',
+      'The rate limit\'s bucket: its size (the burst) per window, e.g. `"partner";q=200;w=1`. On the token endpoints a list of the buckets asked, in order: `"address"` (the caller\'s network) and, if that one let the request through, `"client"` (its client id). On every answer to a request that passed authentication (on the token endpoints, that named its client); not on a 413 answered from a `Content-Length` over the limit, before the token was looked at.',
     schema: text,
   },
   RateLimit: {
@@ -90,8 +90,9 @@ const headersOf = (path: string, operation: Json, status: string, response: Json
   return {
     "X-Request-Id": ref("RequestId"),
     "Api-Version": ref("ApiVersion"),
-    // A 413 or 415 is answered from the request's head, before the token or the client is looked at.
-    ...(((partner && status !== "401") || oauth) && status !== "413" && status !== "415"
+    // A 415, or a 413 of a declared length, is answered from the request's head, before the token or the
+    // client is looked at; a partner's 413 found while its chunked body was read came after its token.
+    ...(((partner && status !== "401") || (oauth && status !== "413")) && status !== "415"
       ? { "RateLimit-Policy": ref("RateLimitPolicy"), RateLimit: ref("RateLimit") }
       : {}),
     ...(status === "429" || status === "503" ? { "Retry-After": ref("RetryAfter") } : {}),

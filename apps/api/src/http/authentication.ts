@@ -3,7 +3,12 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication, routedPath } from "@points/http-api"
-import { BearerTokens, makeCoalescedRateLimit } from "@points/infrastructure"
+import {
+  BearerTokens,
+  consumeRateLimit,
+  makeCoalescedRateLimit,
+  type RateLimitDecision,
+} from "@points/infrastructure"
 import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
 import { Settings } from "../config.js"
 import { apiErrorOf, entryOf, isAdminPath, isOAuthPath } from "./api-error-of.js"
@@ -45,6 +50,34 @@ export const BearerTokensLive = Layer.unwrapEffect(
   ),
 )
 
+/** The 429 GH1009 of a request its partner's rate limit refused. */
+export const rateLimited = (decision: RateLimitDecision) =>
+  new ApiError({
+    status: 429,
+    errors: [entryOf("GH1009", `rate limit reached: retry after ${decision.retryAfterSeconds} s`)],
+  })
+
+/**
+ * The partner's rate-limit decision for a request refused before its route (a chunked body found too large
+ * as it was read): taken as the route's authentication would have taken it, so that an authenticated
+ * request's answer carries the RateLimit headers and counts against the limit whichever step refuses it
+ * (DESIGN.md section 7). None for a request that is not a partner's with a valid token, or when the
+ * database cannot tell (the refusal is answered without it).
+ */
+export const partnerDecisionBeforeRoute = (path: string) =>
+  Effect.gen(function* () {
+    if (isOAuthPath(path) || isAdminPath(path) || !routedPath(path).startsWith("/api/")) return undefined
+    const credentials = yield* requestCredentials
+    if (credentials._tag !== "Token") return undefined
+    const principal = yield* Effect.option((yield* BearerTokens).authenticate(credentials.token))
+    if (Option.isNone(principal)) return undefined
+    const settings = yield* Settings
+    const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
+    const decision = yield* Effect.option(consumeRateLimit(`partner:${principal.value.partnerId}`, policy))
+    if (Option.isSome(decision) && !decision.value.allowed) yield* Metric.increment(rateLimitRejections)
+    return Option.getOrUndefined(decision)
+  })
+
 /**
  * Bearer authentication (RFC 6750) and the partner's rate limit (DESIGN.md section 7), before any handler
  * runs: a bad token or a throttled request executes nothing and leaves its Idempotency-Key unused. Every
@@ -81,14 +114,7 @@ export const AuthenticationLive = Layer.scoped(
           )
           if (!decision.allowed) {
             yield* Metric.increment(rateLimitRejections)
-            return yield* Effect.fail(
-              new ApiError({
-                status: 429,
-                errors: [
-                  entryOf("GH1009", `rate limit reached: retry after ${decision.retryAfterSeconds} s`),
-                ],
-              }),
-            )
+            return yield* Effect.fail(rateLimited(decision))
           }
           // Set on the request's own fiber (as its request id is): cheaper than a scoped provide.
           yield* FiberRef.set(currentPartnerId, Option.some(principal.partnerId))

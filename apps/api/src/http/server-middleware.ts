@@ -5,11 +5,12 @@ import { uuidV7 } from "@points/infrastructure"
 import { Cause, Effect, Exit, FiberRef, HashMap, Option } from "effect"
 import { Settings } from "../config.js"
 import { entryOf, isAdminPath, isOAuthPath, withOAuthFields } from "./api-error-of.js"
-import { credentialsAdmitBody } from "./authentication.js"
+import { credentialsAdmitBody, partnerDecisionBeforeRoute, rateLimited } from "./authentication.js"
 import { bodyRouteOf } from "./body-routes.js"
 import { bodyWasOverBudget, bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
 import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
+import { rateLimitHeaders } from "./rate-limit-headers.js"
 import { currentRequestId, pathOf, queryIsUtf8 } from "./request-context.js"
 
 const hasBody = (headers: Readonly<Record<string, string | undefined>>) =>
@@ -228,11 +229,26 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
           return admitted ? Effect.ignore(request.text) : Effect.void
         })
       : Effect.void
-    const routed = Effect.suspend(() => {
-      if (bodyWasTooLarge(incoming)) return refused(payloadTooLarge())
-      if (bodyWasOverBudget(incoming)) return refused(bodiesOverBudget(), { "Retry-After": "2" })
-      return app
-    })
+    // The token was good (the body was read): the partner's limit is taken, and said, as on its route.
+    const tooLarge = Effect.flatMap(partnerDecisionBeforeRoute(path), (decision) =>
+      decision === undefined
+        ? refused(payloadTooLarge())
+        : refused(
+            decision.allowed ? payloadTooLarge() : rateLimited(decision),
+            rateLimitHeaders([["partner", decision]]),
+          ),
+    )
+    const routed = Effect.if(
+      Effect.sync(() => bodyWasTooLarge(incoming)),
+      {
+        onTrue: () => tooLarge,
+        onFalse: () =>
+          Effect.suspend(() => {
+            if (bodyWasOverBudget(incoming)) return refused(bodiesOverBudget(), { "Retry-After": "2" })
+            return app
+          }),
+      },
+    )
     const handled =
       refusal === undefined ? Effect.zipRight(bodyRead, routed) : refused(refusal.error, refusal.headers)
 
