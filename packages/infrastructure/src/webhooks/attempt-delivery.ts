@@ -11,7 +11,8 @@ import { signWebhook } from "./sign-webhook.js"
 // PostgreSQL text cannot hold NUL, and a receiver's error page may contain anything.
 const printable = (text: string) => text.replaceAll("\u0000", "")
 
-const notMade = (error: string): AttemptResult => ({
+/** The result of an attempt not made, saying why. */
+export const notMade = (error: string): AttemptResult => ({
   status: "failed",
   responseStatus: null,
   durationMs: null,

@@ -8,6 +8,9 @@ import { CUT_OFF_CLAIM_TIME, LAPSED_ERROR } from "./cut-off-attempts.js"
 /** Who disabled an endpoint: the platform, for one of its reasons, or the partner (`PATCH {"enabled": false}`). */
 export type DisabledBy = WebhookEndpoint.DisabledReason | "partner"
 
+/** Why a disabled endpoint's attempt was not made, as its delivery says. */
+export const notAttemptedBecause = (disabledBy: DisabledBy) => `not attempted: ${why[disabledBy]}`
+
 const why: Record<DisabledBy, string> = {
   gone: "the endpoint was disabled: it answered 410 Gone",
   failing: "the endpoint was disabled: its deliveries failed for 5 days",
@@ -31,7 +34,7 @@ export const endPendingAttempts = (endpointId: string, disabledBy: DisabledBy) =
       SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
           attempted_at = CASE WHEN lease_until IS NULL THEN now()
                               ELSE ${sql.literal(CUT_OFF_CLAIM_TIME)} END,
-          error = CASE WHEN lease_until IS NULL THEN ${`not attempted: ${why[disabledBy]}`} ELSE ${LAPSED_ERROR} END
+          error = CASE WHEN lease_until IS NULL THEN ${notAttemptedBecause(disabledBy)} ELSE ${LAPSED_ERROR} END
       WHERE endpoint_id = ${endpointId} AND status = 'pending'
         AND (lease_until IS NULL OR lease_until <= now())`
     // After the ending, in its own statement: an attempt claimed while that one waited for its row is leased

@@ -4,10 +4,11 @@ import { LogListener } from "../consumers/log-listener.js"
 import type { InlineProjection } from "../event-store/inline-projection.js"
 import type { LogNotifier } from "../event-store/log-notifier.js"
 import { uuidV7 } from "../ids/uuid-v7.js"
-import { attemptDelivery } from "./attempt-delivery.js"
+import { attemptDelivery, notMade } from "./attempt-delivery.js"
 import { type ClaimedDelivery, claimDueDeliveries, untilNextDue } from "./claim-deliveries.js"
 import { endLease, recordCutOff, STOPPED_ERROR, STOPPING_LOCK_WAIT } from "./cut-off-attempts.js"
 import { attemptsRecorded } from "./delivery-metrics.js"
+import { notAttemptedBecause } from "./disable-endpoint.js"
 import { type DispatcherOptions, type DispatcherSettings, dispatcherSettings } from "./dispatcher-options.js"
 import { recordAttempt } from "./record-attempt.js"
 
@@ -19,8 +20,34 @@ const MIN_WAIT = Duration.millis(10)
 // and the attempt is made again: at least once.
 const recordRetry = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
 
-const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings) =>
-  attemptDelivery(claim, settings).pipe(
+// The endpoints that answered 410 Gone to this dispatcher and whose disabling is still being recorded, with
+// how many such answers are: an attempt of theirs claimed meanwhile (the claim still saw them enabled) is not
+// made. Once the disabling commits, no attempt of theirs is claimed.
+type GoneEndpoints = Map<string, number>
+
+const NOT_ATTEMPTED_GONE = notMade(notAttemptedBecause("gone"))
+
+const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings, gone: GoneEndpoints) => {
+  const endpoint = claim.endpoint_id
+  let answeredGone = false
+  const attempt = Effect.suspend(() =>
+    gone.has(endpoint) ? Effect.succeed(NOT_ATTEMPTED_GONE) : attemptDelivery(claim, settings),
+  ).pipe(
+    Effect.tap((result) =>
+      Effect.sync(() => {
+        if (result.disable !== "gone") return
+        answeredGone = true
+        gone.set(endpoint, (gone.get(endpoint) ?? 0) + 1)
+      }),
+    ),
+  )
+  const recorded = Effect.sync(() => {
+    if (!answeredGone) return
+    const left = (gone.get(endpoint) ?? 1) - 1
+    if (left === 0) gone.delete(endpoint)
+    else gone.set(endpoint, left)
+  })
+  return attempt.pipe(
     // Stopped mid-attempt: recorded as an attempt of its own, the next one made at once by whoever claims it.
     Effect.onInterrupt(() =>
       Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -59,7 +86,9 @@ const deliverOne = (claim: ClaimedDelivery, settings: DispatcherSettings) =>
         ? Effect.void
         : Effect.logWarning("webhook attempt not recorded; it is made again after its lease", cause),
     ),
+    Effect.ensuring(recorded),
   )
+}
 
 /**
  * Delivers due webhook attempts until interrupted (fork it). Any number of dispatchers, in any processes,
@@ -80,6 +109,7 @@ export const runWebhookDispatcher = (
     const attempts = yield* FiberSet.make<void>()
     const inFlight = yield* Ref.make(0)
     const wake = yield* Queue.sliding<void>(1)
+    const gone: GoneEndpoints = new Map()
 
     const notices = yield* listener.subscribe
     yield* Queue.take(notices).pipe(
@@ -92,7 +122,7 @@ export const runWebhookDispatcher = (
     const start = (claim: ClaimedDelivery) =>
       FiberSet.run(
         attempts,
-        deliverOne(claim, settings).pipe(
+        deliverOne(claim, settings, gone).pipe(
           Effect.ensuring(
             Effect.zipRight(
               Ref.update(inFlight, (n) => n - 1),

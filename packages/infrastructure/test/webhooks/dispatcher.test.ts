@@ -16,6 +16,7 @@ import {
   deleteEndpoint,
   deliveriesOf,
   eventually,
+  holdEndpointStream,
   publishEvent,
   rotateSecret,
   runUncommitted,
@@ -78,6 +79,17 @@ const firstAttemptHeldOpen = (retrySchedule: ReadonlyArray<number>) =>
       updateWebhookEndpoint(context, endpoint.endpointId, { enabled }, { allowPrivateTargets: true })
     return { receiver, partner, endpoint, first, release: () => released.open(), setEnabled }
   })
+
+// Waits until a statement of this database waits on a lock (read every 5 ms, for at most 5 s).
+const someoneWaitsOnALock = eventually(
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ waiting: string }>`
+      SELECT count(*)::text AS waiting FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  ),
+  (rows) => Number(rows[0]?.waiting) > 0,
+)
 
 const settled = (rows: ReadonlyArray<{ readonly status: string }>, count: number) =>
   rows.length === count && rows.every((row) => row.status !== "pending")
@@ -214,6 +226,46 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
       const wait = (rows[0]?.next_attempt_at?.getTime() ?? 0) - (rows[0]?.attempted_at?.getTime() ?? 0)
       expect(wait).toBeGreaterThanOrEqual(2000)
       expect(rows.map((row) => row.status)).toEqual(["failed", "succeeded"])
+    }),
+  )
+
+  it.scoped("makes no attempt claimed while the disabling of a 410 Gone is still being recorded", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const receiver = yield* startReceiver(() => ({ status: 410 }))
+      const partner = newId()
+      const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
+      // Two events fanned out; the second one's attempt not due until the test says so.
+      yield* Effect.forkScoped(runWebhookFanOut({ pollInterval: "100 millis" }))
+      const first = yield* publishEvent(partner)
+      const second = yield* publishEvent(partner)
+      yield* eventually(deliveriesOf(endpoint.endpointId), (rows) => rows.length === 2)
+      yield* sql`
+        UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE event_id = ${second}`
+      // The endpoint's stream held: the first attempt's 410 is recorded up to its disabling, which waits.
+      const letGo = yield* holdEndpointStream(partner, endpoint.endpointId)
+      yield* Effect.forkScoped(runWebhookDispatcher({ ...quick, concurrency: 4, perPartnerConcurrency: 4 }))
+      yield* eventually(
+        Effect.sync(() => receiver.received.length),
+        (count) => count === 1,
+      )
+      yield* someoneWaitsOnALock
+      // Now the second attempt falls due and is claimed: the endpoint still looks enabled to the claim.
+      yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE event_id = ${second}`
+      yield* eventually(deliveriesOf(endpoint.endpointId), (rows) =>
+        rows.some((row) => row.event_id === second && row.leased_by !== null),
+      )
+      yield* letGo
+      const rows = yield* eventually(deliveriesOf(endpoint.endpointId), (r) => settled(r, 2))
+      // The receiver said it is gone: it got nothing more.
+      expect(receiver.received).toHaveLength(1)
+      expect(rows.find((row) => row.event_id === first)).toMatchObject({ response_status: 410 })
+      expect(rows.find((row) => row.event_id === second)).toMatchObject({
+        status: "failed",
+        response_status: null,
+        error: "not attempted: the endpoint was disabled: it answered 410 Gone",
+      })
+      expect(yield* endpointRow(endpoint.endpointId)).toEqual([{ enabled: false, disabled_reason: "gone" }])
     }),
   )
 
