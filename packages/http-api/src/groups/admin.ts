@@ -13,7 +13,10 @@ export const IssuedCredentialResource = Schema.Struct({
   created_at: IsoTimestamp,
 }).pipe(Schema.annotations({ identifier: "IssuedClientCredential" }))
 
-/** A rotation's answer: the new secret, shown once, and until when the replaced one keeps working. */
+/**
+ * A rotation's answer: the new secret, shown once, with the time it was made (`created_at`: the rotation's),
+ * and until when the replaced one keeps working.
+ */
 export const RotatedCredentialResource = Schema.Struct({
   ...IssuedCredentialResource.fields,
   previous_secret_valid_until: IsoTimestamp,
