@@ -1,8 +1,9 @@
+import type { ChildProcess } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
-import { Data, Effect, Redacted } from "effect"
+import { Data, Effect, Redacted, Schedule } from "effect"
 import { processAlive } from "../runtime/process-alive.js"
 import { rootMessage, StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
@@ -89,6 +90,26 @@ const stopAtOnce = (databaseDir: string) => {
     Atomics.wait(pause, 0, 0, 10)
 }
 
+// The server running on the data directory now, if any: stopped with SIGINT (PostgreSQL's fast shutdown:
+// clients cut off, a checkpoint) and waited for. For a server the library no longer knows: the one it
+// started has exited (it crashed, and may have been started again on the same data since).
+const stopWhateverRuns = (databaseDir: string) =>
+  Effect.suspend(() => {
+    const pid = postmasterOf(databaseDir)
+    if (pid === null || !processAlive(pid) || isOtherProgram(pid)) return Effect.void
+    process.kill(pid, "SIGINT")
+    return Effect.sync(() => processAlive(pid)).pipe(
+      Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
+      Effect.asVoid,
+    )
+  })
+
+// Whether the server process the library started has ended (its `process`, kept while it runs).
+const libraryServerEnded = (server: object) => {
+  const child = (server as { readonly process?: ChildProcess }).process
+  return child === undefined || child.exitCode !== null || child.signalCode !== null
+}
+
 const urlOf = (port: number) => (database: string) =>
   Redacted.make(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`)
 
@@ -155,8 +176,12 @@ export const startEmbeddedServer = (dataDir: string) =>
         // transactions rolled back) instead of leaving it running on the data directory.
         Effect.as(beforeForcedExit(() => stopAtOnce(databaseDir))),
       ),
+      // The library's stop waits for the process it started to exit: one that has exited already would be
+      // waited for until the stop deadline (and the process would exit 1 as if the database were stalled).
       (forget) =>
-        Effect.promise(() => server.stop()).pipe(Effect.ignore, Effect.ensuring(Effect.sync(forget))),
+        Effect.suspend(() =>
+          libraryServerEnded(server) ? stopWhateverRuns(databaseDir) : Effect.promise(() => server.stop()),
+        ).pipe(Effect.ignore, Effect.ensuring(Effect.sync(forget))),
     )
     return { adminUrl: urlOf(port)("postgres"), urlOf: urlOf(port), port } satisfies EmbeddedServer
   })

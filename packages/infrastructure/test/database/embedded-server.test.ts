@@ -1,11 +1,14 @@
+import { spawn } from "node:child_process"
+import { existsSync, readFileSync, readlinkSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Schedule, Scope } from "effect"
 import { PostgresLogTail } from "../../src/database/postgres-log.js"
 import { EmbeddedServerError, StartFailure, startEmbeddedServer, startProblemOf } from "../../src/index.js"
+import { processAlive } from "../../src/runtime/process-alive.js"
 import { testDatabase } from "../../src/testing/index.js"
 
 layer(testDatabase())("The embedded server", (it) => {
@@ -108,4 +111,71 @@ describe("PostgresLogTail", () => {
     )
     expect(tail.reason()).toBe("data directory has wrong ownership")
   })
+})
+
+describe("The embedded server's stop", () => {
+  it.scopedLive(
+    "ends at once when its server crashed, instead of waiting for the process that is gone",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const scope = yield* Scope.make()
+        yield* Scope.extend(startEmbeddedServer(dataDir), scope)
+        const pid = Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0])
+        process.kill(pid, "SIGKILL")
+        yield* Effect.sync(() => processAlive(pid)).pipe(
+          Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
+        )
+        // The library's own stop waited for the exit of the process it started, which had already exited.
+        yield* Scope.close(scope, Exit.void).pipe(
+          Effect.timeoutFail({
+            duration: "5 seconds",
+            onTimeout: () => new Error("the stop waited for a server that is gone"),
+          }),
+        )
+      }),
+    30_000,
+  )
+
+  it.scopedLive(
+    "stops the server started again by hand on its data after a crash, and waits for it",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const scope = yield* Scope.make()
+        yield* Scope.extend(startEmbeddedServer(dataDir), scope)
+        const pidFile = join(dataDir, "postgres", "postmaster.pid")
+        const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0])
+        // The same server, as an operator would start it again: its binary, arguments and user.
+        const binary = readlinkSync(`/proc/${pid}/exe`)
+        const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).slice(1)
+        const status = readFileSync(`/proc/${pid}/status`, "utf8")
+        const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1])
+        const gid = Number(/^Gid:\s+(\d+)/m.exec(status)?.[1])
+        process.kill(pid, "SIGKILL")
+        yield* Effect.sync(() => processAlive(pid)).pipe(
+          Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
+        )
+        const again = spawn(binary, args, { uid, gid, stdio: "ignore" })
+        const exited = Effect.async<void>((resume) => {
+          if (again.exitCode !== null || again.signalCode !== null) return resume(Effect.void)
+          again.once("exit", () => resume(Effect.void))
+        })
+        // Ready once its postmaster.pid names it and says so.
+        yield* Effect.sync(() => {
+          const lines = existsSync(pidFile) ? readFileSync(pidFile, "utf8").split("\n") : []
+          return Number(lines[0]) === again.pid && lines.some((line) => line.trim() === "ready")
+        }).pipe(
+          Effect.repeat({ until: (ready) => ready, schedule: Schedule.spaced("20 millis") }),
+          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("not started again") }),
+        )
+        yield* Scope.close(scope, Exit.void)
+        // Stopped by the scope's close, not left running on the data directory.
+        yield* exited.pipe(
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("still running") }),
+        )
+        expect(again.signalCode ?? again.exitCode).toBe(0)
+      }),
+    60_000,
+  )
 })
