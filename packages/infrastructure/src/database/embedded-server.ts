@@ -97,7 +97,12 @@ const stopWhateverRuns = (databaseDir: string) =>
   Effect.suspend(() => {
     const pid = postmasterOf(databaseDir)
     if (pid === null || !processAlive(pid) || isOtherProgram(pid)) return Effect.void
-    process.kill(pid, "SIGINT")
+    try {
+      process.kill(pid, "SIGINT")
+    } catch {
+      // Gone meanwhile, or not ours to signal: nothing to wait for.
+      return Effect.void
+    }
     return Effect.sync(() => processAlive(pid)).pipe(
       Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
       Effect.asVoid,
