@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { existsSync, readFileSync, readlinkSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -113,6 +113,20 @@ describe("PostgresLogTail", () => {
   })
 })
 
+// The processes whose parent is `pid` (Linux: /proc/<n>/stat, the parent after the command's parentheses).
+const childrenOf = (pid: number) =>
+  readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+
 describe("The embedded server's stop", () => {
   it.scopedLive(
     "ends at once when its server crashed, instead of waiting for the process that is gone",
@@ -152,8 +166,11 @@ describe("The embedded server's stop", () => {
         const status = readFileSync(`/proc/${pid}/status`, "utf8")
         const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1])
         const gid = Number(/^Gid:\s+(\d+)/m.exec(status)?.[1])
+        // Its children (checkpointer, writers) hold its shared memory until they notice it is gone: a new
+        // server on the data refuses to start until they have exited, however long that takes under load.
+        const family = [pid, ...childrenOf(pid)]
         process.kill(pid, "SIGKILL")
-        yield* Effect.sync(() => processAlive(pid)).pipe(
+        yield* Effect.sync(() => family.some(processAlive)).pipe(
           Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
         )
         const again = spawn(binary, args, { uid, gid, stdio: "ignore" })
