@@ -10,7 +10,7 @@ import {
   type RateLimitDecision,
 } from "@points/infrastructure"
 import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
-import { Settings } from "../config.js"
+import { partnerRateLimitPolicy, Settings } from "../config.js"
 import { apiErrorOf, entryOf, isAdminPath, isOAuthPath } from "./api-error-of.js"
 import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
 import { takeHandedOverDecision } from "./handed-over.js"
@@ -57,6 +57,18 @@ export const rateLimited = (decision: RateLimitDecision) =>
     errors: [entryOf("GH1009", `rate limit reached: retry after ${decision.retryAfterSeconds} s`)],
   })
 
+// The partner whose valid bearer token a request to a partner route (`/api`, not the token endpoints) carries,
+// if any: what lets the server read its body first, and whose limit a refusal before the route takes.
+const bearerPartnerOf = (path: string) =>
+  Effect.gen(function* () {
+    if (isOAuthPath(path) || isAdminPath(path) || !routedPath(path).startsWith("/api/")) {
+      return Option.none()
+    }
+    const credentials = yield* requestCredentials
+    if (credentials._tag !== "Token") return Option.none()
+    return yield* Effect.option((yield* BearerTokens).authenticate(credentials.token))
+  })
+
 /**
  * The partner's rate-limit decision for a request refused before its route (a chunked body found too large
  * as it was read): taken as the route's authentication would have taken it, so that an authenticated
@@ -66,13 +78,9 @@ export const rateLimited = (decision: RateLimitDecision) =>
  */
 export const partnerDecisionBeforeRoute = (path: string) =>
   Effect.gen(function* () {
-    if (isOAuthPath(path) || isAdminPath(path) || !routedPath(path).startsWith("/api/")) return undefined
-    const credentials = yield* requestCredentials
-    if (credentials._tag !== "Token") return undefined
-    const principal = yield* Effect.option((yield* BearerTokens).authenticate(credentials.token))
+    const principal = yield* bearerPartnerOf(path)
     if (Option.isNone(principal)) return undefined
-    const settings = yield* Settings
-    const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
+    const policy = partnerRateLimitPolicy(yield* Settings)
     const decision = yield* Effect.option(consumeRateLimit(`partner:${principal.value.partnerId}`, policy))
     if (Option.isSome(decision) && !decision.value.allowed) yield* Metric.increment(rateLimitRejections)
     return Option.getOrUndefined(decision)
@@ -90,7 +98,7 @@ export const AuthenticationLive = Layer.scoped(
     const tokens = yield* BearerTokens
     // A partner's concurrent requests take their rate-limit cells in one statement (decided as one by one).
     const rateLimit = yield* makeCoalescedRateLimit
-    const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
+    const policy = partnerRateLimitPolicy(settings)
     return {
       bearer: () =>
         Effect.gen(function* () {
@@ -163,18 +171,15 @@ export const AdminAuthenticationLive = Layer.effect(
 export const credentialsAdmitBody = (path: string) =>
   Effect.gen(function* () {
     if (isOAuthPath(path)) return true
-    const credentials = yield* requestCredentials
-    if (credentials._tag !== "Token") return false
     if (isAdminPath(path)) {
+      const credentials = yield* requestCredentials
       const settings = yield* Settings
-      return Option.exists(settings.adminToken, (expected) =>
-        sameSecret(credentials.token, Redacted.value(expected)),
+      return (
+        credentials._tag === "Token" &&
+        Option.exists(settings.adminToken, (expected) =>
+          sameSecret(credentials.token, Redacted.value(expected)),
+        )
       )
     }
-    if (!routedPath(path).startsWith("/api/")) return false
-    const tokens = yield* BearerTokens
-    return yield* tokens.authenticate(credentials.token).pipe(
-      Effect.as(true),
-      Effect.orElseSucceed(() => false),
-    )
+    return Option.isSome(yield* bearerPartnerOf(path))
   })

@@ -12,7 +12,7 @@ import {
   WriteBatcher,
 } from "@points/infrastructure"
 import { Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
-import { Settings } from "../config.js"
+import { partnerRateLimitPolicy, Settings } from "../config.js"
 import { apiErrorOf } from "./api-error-of.js"
 import { bearerCredentialsOf } from "./bearer-credentials.js"
 import { CappedRequest, MAX_BODY_BYTES } from "./capped-request.js"
@@ -135,7 +135,7 @@ export const DirectPointsWritesLive = Layer.scopedDiscard(
     const runtime = yield* Effect.runtime<never>()
     const runSyncExit = Runtime.runSyncExit(runtime)
     const runFork = Runtime.runFork(runtime)
-    const policy = { ratePerSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst }
+    const policy = partnerRateLimitPolicy(settings)
 
     // A token this process holds as valid now, without waiting: one that needs a lookup is checked by the
     // platform (which then remembers it).

@@ -229,19 +229,19 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
           return admitted ? Effect.ignore(request.text) : Effect.void
         })
       : Effect.void
-    // The token was good (the body was read): the partner's limit is taken, and said, as on its route.
-    const tooLarge = Effect.flatMap(partnerDecisionBeforeRoute(path), (decision) =>
-      decision === undefined
-        ? refused(payloadTooLarge())
-        : refused(
-            decision.allowed ? payloadTooLarge() : rateLimited(decision),
-            rateLimitHeaders([["partner", decision]]),
-          ),
-    )
     const routed = Effect.if(
       Effect.sync(() => bodyWasTooLarge(incoming)),
       {
-        onTrue: () => tooLarge,
+        // The token was good (the body was read): the partner's limit is taken, and said, as on its route.
+        onTrue: () =>
+          Effect.flatMap(partnerDecisionBeforeRoute(path), (decision) =>
+            decision === undefined
+              ? refused(payloadTooLarge())
+              : refused(
+                  decision.allowed ? payloadTooLarge() : rateLimited(decision),
+                  rateLimitHeaders([["partner", decision]]),
+                ),
+          ),
         onFalse: () =>
           Effect.suspend(() => {
             if (bodyWasOverBudget(incoming)) return refused(bodiesOverBudget(), { "Retry-After": "2" })
