@@ -20,9 +20,10 @@ const pathOf = (visit: Visit | undefined): Array<PropertyKey> => {
 
 // A field name is not a field, so its problem is its object's: "extra must not have a field name that
 // contains NUL characters" (the name itself is not repeated: it is what cannot be shown).
+const nulProblem = unstorableTextProblem("\u0000")
 const fieldNameProblem = (problem: string, atRoot: boolean) =>
   `${atRoot ? "the body " : ""}must not have a field name that ${
-    problem.includes("NUL") ? "contains NUL characters" : "is not valid Unicode text"
+    problem === nulProblem ? "contains NUL characters" : "is not valid Unicode text"
   }`
 
 /**
@@ -43,19 +44,15 @@ export const unstorableTextIn = (body: unknown, max: number): Array<Problem> => 
     } else if (Array.isArray(value)) {
       for (let n = value.length - 1; n >= 0; n--) stack.push({ value: value[n], parent: visit, key: n })
     } else if (value !== null && typeof value === "object") {
-      const entries = Object.entries(value)
-      const named: Array<Problem> = []
-      for (const [name] of entries) {
+      // The object's field-name problems come before anything inside it; its fields are visited in order.
+      const fields: Array<Visit> = []
+      for (const [name, child] of Object.entries(value)) {
         const problem = unstorableTextProblem(name)
-        if (problem !== null) {
-          named.push({ path: pathOf(visit), message: fieldNameProblem(problem, visit.key === undefined) })
-        }
+        if (problem === null) fields.push({ value: child, parent: visit, key: name })
+        else
+          problems.push({ path: pathOf(visit), message: fieldNameProblem(problem, visit.key === undefined) })
       }
-      problems.push(...named)
-      for (let n = entries.length - 1; n >= 0; n--) {
-        const [name, child] = entries[n] as [string, unknown]
-        if (unstorableTextProblem(name) === null) stack.push({ value: child, parent: visit, key: name })
-      }
+      for (let n = fields.length - 1; n >= 0; n--) stack.push(fields[n] as Visit)
     }
   }
   return problems.slice(0, max)
