@@ -10,7 +10,7 @@ import { entryOf, oauthFieldsOf } from "./api-error-of.js"
 import { CappedRequest } from "./capped-request.js"
 import { pathOf } from "./request-context.js"
 import { commonHeaders } from "./server-middleware.js"
-import { answeredConnections, currentRequests, drainingServers, SettledResponse } from "./settled-response.js"
+import { answerBegun, bodyArriving, drainingServers, SettledResponse } from "./settled-response.js"
 
 // A request target in absolute form (`http://host/api/users?x`), which a server must accept (RFC 9112 3.2.2),
 // as its path and query; any other target as it is.
@@ -44,14 +44,14 @@ const answerUnparsable = (
   // still reading to drop it): that request has its answer, and a second one would be taken for the answer to
   // the client's next request. The connection closes instead. (A request whose body arrived in full is
   // done: an error then is in the next request's head, which is answered.)
-  if (answeredConnections.has(socket) && currentRequests.get(socket)?.complete === false) {
+  if (answerBegun(socket) && bodyArriving(socket)) {
     socket.destroy()
     return
   }
   // A request that did not arrive in full in time (a client sending slowly holds a connection meanwhile):
   // answered, unless it already was (a 401 sent before its body, which Node was still dropping).
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    if (answeredConnections.has(socket)) return socket.destroy()
+    if (answerBegun(socket)) return socket.destroy()
     return answerRaw(socket, {
       status: 408,
       reason: "Request Timeout",

@@ -9,11 +9,14 @@ import {
 /** The servers that are draining (see drainServer): each answer they write from then on closes its connection. */
 export const drainingServers = new WeakSet<Server>()
 
-/** The connections whose current request has had its answer begun: one more answer there would be a stray. */
-export const answeredConnections = new WeakSet<object>()
+// Each connection's answer to its current request (the last one whose head Node parsed on it).
+const currentAnswers = new WeakMap<object, ServerResponse>()
 
-/** Each connection's current request: the last one whose head Node parsed on it. */
-export const currentRequests = new WeakMap<object, IncomingMessage>()
+/** Whether the connection's current request has had its answer begun: one more answer there would be a stray. */
+export const answerBegun = (connection: object) => currentAnswers.get(connection)?.headersSent === true
+
+/** Whether the body of the connection's current request is still arriving (Node reads it even once answered). */
+export const bodyArriving = (connection: object) => currentAnswers.get(connection)?.req.complete === false
 
 /**
  * A response that always ends: its `end` callback is called once the answer is written or once the
@@ -32,9 +35,8 @@ export class SettledResponse<
   constructor(request: Request, ...options: Array<unknown>) {
     super(request, ...(options as []))
     const connection = request.socket
-    // A new request on the connection: not answered yet (writeHead marks it).
-    answeredConnections.delete(connection)
-    currentRequests.set(connection, request)
+    // A new request on the connection: its answer is the one the connection's state is read from.
+    currentAnswers.set(connection, this)
     const closeUnanswered = () => {
       // Once given the connection, Node closes the answer itself when the connection closes.
       if (this.socket !== null || this.destroyed) return
@@ -57,7 +59,6 @@ export class SettledResponse<
       (OutgoingHttpHeaders | Array<OutgoingHttpHeader>)?,
     ]
   ): this {
-    answeredConnections.add(this.req.socket)
     const server = (this.req.socket as { readonly server?: Server }).server
     if (server !== undefined && drainingServers.has(server)) this.setHeader("Connection", "close")
     return super.writeHead(statusCode, ...(rest as []))
