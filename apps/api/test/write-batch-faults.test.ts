@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { testDatabase } from "@points/infrastructure/testing"
+import { lockWaiters, testDatabase } from "@points/infrastructure/testing"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { uuidv7 as uuidV7 } from "uuidv7"
 import { activeUserAt, callAt, eventually, newPartnerAt, type Reply } from "./harness.js"
@@ -261,12 +261,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
               { concurrency: "unbounded" },
             ),
           )
-          yield* eventually(
-            sql<{ readonly waiting: number }>`
-              SELECT count(*)::int AS waiting FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-            (rows) => (rows[0]?.waiting ?? 0) > 0,
-          )
+          yield* eventually(lockWaiters, (waiting) => waiting > 0)
           api.child.kill("SIGTERM")
           const startedStopping = Date.now()
           const exitCode = yield* Effect.promise(() => api.exit)

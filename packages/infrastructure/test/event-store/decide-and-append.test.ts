@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import {
   AccountId,
@@ -31,7 +31,7 @@ import {
   StreamVersionConflict,
   userStream,
 } from "../../src/index.js"
-import { testDatabase } from "../../src/testing/index.js"
+import { lockWaiters, testDatabase } from "../../src/testing/index.js"
 import { contextFor, newId } from "../fixtures.js"
 
 // Records what the unit of work hands to the inline projection, so the hook itself can be checked.
@@ -140,14 +140,8 @@ const amountsOf = (context: AppendContext, userId: string) =>
 /** Polls (for at most 10 s) until `count` statements of this database wait on a lock. */
 const waitUntilLockWaiters = (count: number) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const waiting = sql<{ waiting: number }>`
-      SELECT count(*)::int AS waiting FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-      Effect.map((rows) => rows[0]?.waiting ?? 0),
+    yield* lockWaiters.pipe(
       Effect.uninterruptible,
-    )
-    yield* waiting.pipe(
       Effect.repeat({ until: (n) => n >= count, schedule: Schedule.spaced("20 millis") }),
       Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`no ${count} lock waiters`) }),
       Effect.orDie,

@@ -10,6 +10,7 @@ import {
   WEBHOOK_FANOUT_CONSUMER,
   waitUntilCaughtUp,
 } from "../../src/index.js"
+import { lockWaiters } from "../../src/testing/index.js"
 import { newId } from "../fixtures.js"
 import {
   createEndpoint,
@@ -79,17 +80,6 @@ const firstAttemptHeldOpen = (retrySchedule: ReadonlyArray<number>) =>
       updateWebhookEndpoint(context, endpoint.endpointId, { enabled }, { allowPrivateTargets: true })
     return { receiver, partner, endpoint, first, release: () => released.open(), setEnabled }
   })
-
-// Waits until a statement of this database waits on a lock (read every 5 ms, for at most 5 s).
-const someoneWaitsOnALock = eventually(
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<{ waiting: string }>`
-      SELECT count(*)::text AS waiting FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-  ),
-  (rows) => Number(rows[0]?.waiting) > 0,
-)
 
 const settled = (rows: ReadonlyArray<{ readonly status: string }>, count: number) =>
   rows.length === count && rows.every((row) => row.status !== "pending")
@@ -249,7 +239,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("webhook delivery", (it)
         Effect.sync(() => receiver.received.length),
         (count) => count === 1,
       )
-      yield* someoneWaitsOnALock
+      yield* eventually(lockWaiters, (waiting) => waiting > 0)
       // Now the second attempt falls due and is claimed: the endpoint still looks enabled to the claim.
       yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE event_id = ${second}`
       yield* eventually(deliveriesOf(endpoint.endpointId), (rows) =>

@@ -11,6 +11,7 @@ import {
   runWebhookFanOut,
   updateWebhookEndpoint,
 } from "../../src/index.js"
+import { lockWaiters } from "../../src/testing/index.js"
 import { newId } from "../fixtures.js"
 import {
   createEndpoint,
@@ -192,14 +193,7 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
   )
 
   // Some session waits for a lock: the statement held up by the other transaction.
-  const someoneWaitsForALock = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<{ waiting: number }>`
-        SELECT count(*)::int AS waiting FROM pg_stat_activity
-        WHERE wait_event_type = 'Lock' AND datname = current_database()`,
-      (rows) => (rows[0]?.waiting ?? 0) > 0,
-    ),
-  )
+  const someoneWaitsForALock = Effect.map(lockWaiters, (waiting) => waiting > 0)
 
   it.effect("a replay waits for a disable being committed, and is then refused", () =>
     Effect.gen(function* () {

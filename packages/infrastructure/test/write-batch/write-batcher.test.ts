@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { IdempotencyKey, type TransactionResource } from "@points/domain"
-import { Deferred, Effect, Exit, Fiber, Layer, Metric, Schedule } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Metric } from "effect"
 import {
   addPointsPlan,
   anyUnitPlan,
@@ -25,6 +25,7 @@ import {
   userStream,
   WriteBatcher,
 } from "../../src/index.js"
+import { eventually, lockWaiters } from "../../src/testing/index.js"
 import { newId } from "../fixtures.js"
 import { fingerprint } from "../idempotency/key-fixtures.js"
 import {
@@ -72,22 +73,6 @@ const otherRequest = (entry: BatchEntry): BatchEntry => ({
     fingerprint: fingerprint({ path: "/api/points/add", body: `other ${entry.claim.key}` }),
   },
 })
-
-// Waits, reading pg_stat_activity every 5 ms for at most 5 s, until a statement of this database waits on a lock.
-const someoneWaitsOnALock = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ waiting: string }>`
-    SELECT count(*)::text AS waiting FROM pg_stat_activity
-    WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-    Effect.repeat({
-      until: (rows) => Number(rows[0]?.waiting) > 0,
-      schedule: Schedule.spaced("5 millis"),
-    }),
-    Effect.timeoutFail({
-      duration: "5 seconds",
-      onTimeout: () => new Error("no statement waited on a lock"),
-    }),
-  ),
-)
 
 const bodyOf = (result: { readonly _tag: string; readonly response?: IdempotencyKey.RecordedResponse }) =>
   JSON.parse(result.response?.body ?? "null") as TransactionResource
@@ -342,7 +327,7 @@ layer(database, { excludeTestServices: true })("write batcher", (it) => {
           yield* Deferred.await(holding)
           const first = yield* entryOf(partner, "add", movement(userId, 10))
           const writing = yield* Effect.fork(batcher.submit(first))
-          yield* someoneWaitsOnALock
+          yield* eventually(lockWaiters, (waiting) => waiting > 0, 5)
 
           // The same request again while the first is written: IK1002 at once, not after the batch.
           const repeat = yield* batcher.submit(first).pipe(Effect.timeout("5 seconds"))
