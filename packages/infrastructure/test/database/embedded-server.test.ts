@@ -127,19 +127,36 @@ const childrenOf = (pid: number) =>
     })
     .map(Number)
 
+// The embedded server started on `dataDir` in a scope of its own, then crashed: its postmaster killed
+// (SIGKILL) and waited for, with its children (checkpointer, writers), which hold its shared memory until they
+// notice it is gone; a new server on the data refuses to start until they have exited, however long that
+// takes under load. Returns the scope, and the dead server's command as an operator would run it again.
+const crashedServer = (dataDir: string) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    yield* Scope.extend(startEmbeddedServer(dataDir), scope)
+    const pid = Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0])
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    const command = {
+      binary: readlinkSync(`/proc/${pid}/exe`),
+      args: readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).slice(1),
+      uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]),
+      gid: Number(/^Gid:\s+(\d+)/m.exec(status)?.[1]),
+    }
+    const family = [pid, ...childrenOf(pid)]
+    process.kill(pid, "SIGKILL")
+    yield* Effect.sync(() => family.some(processAlive)).pipe(
+      Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
+    )
+    return { scope, command }
+  })
+
 describe("The embedded server's stop", () => {
   it.scopedLive(
     "ends at once when its server crashed, instead of waiting for the process that is gone",
     () =>
       Effect.gen(function* () {
-        const dataDir = yield* temporaryDirectory
-        const scope = yield* Scope.make()
-        yield* Scope.extend(startEmbeddedServer(dataDir), scope)
-        const pid = Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0])
-        process.kill(pid, "SIGKILL")
-        yield* Effect.sync(() => processAlive(pid)).pipe(
-          Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
-        )
+        const { scope } = yield* crashedServer(yield* temporaryDirectory)
         // The library's own stop waited for the exit of the process it started, which had already exited.
         yield* Scope.close(scope, Exit.void).pipe(
           Effect.timeoutFail({
@@ -156,29 +173,15 @@ describe("The embedded server's stop", () => {
     () =>
       Effect.gen(function* () {
         const dataDir = yield* temporaryDirectory
-        const scope = yield* Scope.make()
-        yield* Scope.extend(startEmbeddedServer(dataDir), scope)
-        const pidFile = join(dataDir, "postgres", "postmaster.pid")
-        const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0])
-        // The same server, as an operator would start it again: its binary, arguments and user.
-        const binary = readlinkSync(`/proc/${pid}/exe`)
-        const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).slice(1)
-        const status = readFileSync(`/proc/${pid}/status`, "utf8")
-        const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1])
-        const gid = Number(/^Gid:\s+(\d+)/m.exec(status)?.[1])
-        // Its children (checkpointer, writers) hold its shared memory until they notice it is gone: a new
-        // server on the data refuses to start until they have exited, however long that takes under load.
-        const family = [pid, ...childrenOf(pid)]
-        process.kill(pid, "SIGKILL")
-        yield* Effect.sync(() => family.some(processAlive)).pipe(
-          Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
-        )
+        const { scope, command } = yield* crashedServer(dataDir)
+        const { binary, args, uid, gid } = command
         const again = spawn(binary, args, { uid, gid, stdio: "ignore" })
         const exited = Effect.async<void>((resume) => {
           if (again.exitCode !== null || again.signalCode !== null) return resume(Effect.void)
           again.once("exit", () => resume(Effect.void))
         })
         // Ready once its postmaster.pid names it and says so.
+        const pidFile = join(dataDir, "postgres", "postmaster.pid")
         yield* Effect.sync(() => {
           const lines = existsSync(pidFile) ? readFileSync(pidFile, "utf8").split("\n") : []
           return Number(lines[0]) === again.pid && lines.some((line) => line.trim() === "ready")
