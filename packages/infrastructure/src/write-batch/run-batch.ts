@@ -69,7 +69,7 @@ const handlesOf = (plan: AnyUnitPlan) => Object.entries(plan.streams)
 export const runBatch = (
   entries: ReadonlyArray<BatchEntry>,
   /** Told which entries execute (their keys are new and theirs), once the batch has checked its keys. */
-  onExecuting: (indices: ReadonlyArray<number>) => void = () => {},
+  onExecuting: (executing: ReadonlyArray<BatchEntry>) => void = () => {},
 ) =>
   Effect.gen(function* () {
     const projection = yield* InlineProjection
@@ -112,7 +112,7 @@ export const runBatch = (
     // says, whatever becomes of the first; unless it is another request (another fingerprint), which runs
     // alone and is refused IK1001 there, as the key's claim decides. A repeat of a held or known key runs
     // alone, as a retry would (replayed once the key is recorded).
-    onExecuting(members)
+    onExecuting(members.map(entryAt))
     const running = new Set(members)
     for (const { index, first } of repeats) {
       const sameRequest =

@@ -91,18 +91,17 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
         string,
         { readonly fingerprint: IdempotencyKey.RequestFingerprint; executing: boolean }
       >()
-      const idOf = (request: BatchRequest) => keyIdOf(request.claim.partnerId, request.claim.key)
+      const idOf = ({ claim }: BatchEntry) => keyIdOf(claim.partnerId, claim.key)
+      // Marks the requests of these entries executing, or done.
+      const executing = (value: boolean) => (entries: ReadonlyArray<BatchEntry>) => {
+        for (const entry of entries) {
+          const running = inFlight.get(idOf(entry))
+          if (running !== undefined) running.executing = value
+        }
+      }
 
       const writeBatch = (batch: ReadonlyArray<Pending>) =>
         Effect.gen(function* () {
-          // Marks the requests of the batch's entries (indices into the admitted ones) executing, or done.
-          const executing = (value: boolean) => (entries: ReadonlyArray<number>) => {
-            for (const i of entries) {
-              const pending = batch[admitted[i] ?? -1]
-              const running = pending === undefined ? undefined : inFlight.get(idOf(pending.item))
-              if (running !== undefined) running.executing = value
-            }
-          }
           const decisions = yield* admissionsOf(batch.map((pending) => pending.item))
           // A request asking for a rate limit is written only once allowed (a failed decision: it runs alone).
           const outcomes: Array<BatchOutcome | undefined> = batch.map((pending, n) => {
@@ -112,19 +111,15 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
             return decision.allowed ? undefined : { _tag: "RateLimited", rateLimit: decision }
           })
           const admitted = batch.flatMap((_, n) => (outcomes[n] === undefined ? [n] : []))
+          const entries = admitted.map((n) => (batch[n] as Pending).item)
           const exit = yield* Effect.exit(
             admitted.length === 0
               ? Effect.succeed([])
               : sql
-                  .withTransaction(
-                    runBatch(
-                      admitted.map((n) => (batch[n] as Pending).item),
-                      executing(true),
-                    ),
-                  )
+                  .withTransaction(runBatch(entries, executing(true)))
                   .pipe(Effect.provideService(InlineProjection, projection)),
           )
-          executing(false)(admitted.map((_, i) => i))
+          executing(false)(entries)
           if (Exit.isFailure(exit) && !isConflict(exit.cause)) {
             yield* Effect.logWarning("a write batch rolled back; its requests run one by one", exit.cause)
           }
