@@ -87,6 +87,10 @@ layer(serviceDatabase(), { excludeTestServices: true })("user services", (it) =>
     it.scoped("the user-activation consumer makes registered users active, once", () =>
       Effect.gen(function* () {
         const context = yield* newPartner()
+        const first = yield* processingUser(context)
+        const second = yield* processingUser(context)
+        // Checked before the consumer starts: once it runs, it may activate them at any moment.
+        expect((yield* getUserResource(context, first)).status).toBe("processing")
         yield* Effect.forkScoped(
           runConsumer({
             name: USER_ACTIVATION_CONSUMER,
@@ -95,9 +99,6 @@ layer(serviceDatabase(), { excludeTestServices: true })("user services", (it) =>
             pollInterval: "500 millis",
           }),
         )
-        const first = yield* processingUser(context)
-        const second = yield* processingUser(context)
-        expect((yield* getUserResource(context, first)).status).toBe("processing")
         yield* waitUntilCaughtUp(USER_ACTIVATION_CONSUMER, "head", "10 seconds")
         for (const userId of [first, second]) {
           expect(yield* getUserResource(context, userId)).toMatchObject({ status: "active", version: 2 })
