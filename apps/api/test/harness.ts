@@ -170,10 +170,13 @@ export const activeUserAt = (
       token,
       json: { partner_user_id: partnerUserId, email: "ada@example.com", name: "Ada" },
     })
+    // Every 50 ms, not 20: each poll takes a cell of the partner's rate limit, and tests with a small burst
+    // must not find it drained by a slow activation.
     yield* eventually(
       callAt(base, "GET", `/api/users/${created.body.id}`, { token }),
       (reply) => reply.body?.status === "active",
       seconds,
+      "50 millis",
     )
     return created.body.id as string
   })

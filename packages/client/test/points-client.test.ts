@@ -258,11 +258,12 @@ describe("The Points client", () => {
         expect(later).toMatchObject({ _tag: "RetriesExhausted", attempts: 1, lastStatus: 503 })
         expect(server.requestsTo("POST", "/api/users")).toHaveLength(1)
 
-        // Backoff alone: 15 retries would take 6 s. The jitter is pinned to its top (every wait exactly 400 ms)
+        // Backoff alone: 15 retries would take 15 s. The jitter is pinned to its top (every wait exactly 1 s)
         // so that no attempt starts near the deadline, where whether its answer beats it would be a race: the
-        // second attempt starts at 400 ms and is answered long before 600 ms; a third would start at 800.
+        // second attempt starts at 1 s and is answered long before 1.5 s, even on a slow machine; a third
+        // would start at 2 s.
         server.script("POST", "/api/points/add", [unavailable])
-        const slow = { initialDelay: "400 millis", maxDelay: "400 millis", deadline: "600 millis" } as const
+        const slow = { initialDelay: "1 second", maxDelay: "1 second", deadline: "1500 millis" } as const
         const backingOff = yield* Effect.flip(
           (yield* clientOf(server, slow))
             .addPoints(movement, { idempotencyKey: "add-deadline" })
@@ -423,7 +424,8 @@ describe("The Points client", () => {
         { status: 201, cut: transactionBody("t-1", "ref-1") },
         { status: 201, body: transactionBody("t-1", "ref-1") },
       ])
-      const client = yield* clientOf(server, { ...fast, requestTimeout: "300 millis" })
+      // Long enough for a slow machine's real answers, short enough to wait out the stall.
+      const client = yield* clientOf(server, { ...fast, requestTimeout: "1 second" })
       const added = yield* client.addPoints(movement, { idempotencyKey: "add-cut" })
       expect(added).toMatchObject({ id: "t-1", reference_id: "ref-1" })
       const keys = server.requestsTo("POST", "/api/points/add").map((r) => r.headers["idempotency-key"])

@@ -42,15 +42,16 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
         // Revoked through another process (OAuth revocation): heard through the database, well within 60 s.
         yield* revokeToken({ ...credentials, token: token.access_token })
         const revokedAt = Date.now()
-        const refused = yield* refusedWithin(tokens, token.access_token, 5)
+        // Bounds far below the cache's 60 s, with room for a slow machine.
+        const refused = yield* refusedWithin(tokens, token.access_token, 20)
         invalidToken("revoked")(refused.error)
-        expect(refused.at - revokedAt).toBeLessThan(2_000)
+        expect(refused.at - revokedAt).toBeLessThan(10_000)
         // The credential revoked (admin API or CLI): every token it held, at its commit.
         yield* revokeCredential(partnerId, issued.client_id)
         const credentialRevokedAt = Date.now()
-        const otherRefused = yield* refusedWithin(tokens, other.access_token, 5)
+        const otherRefused = yield* refusedWithin(tokens, other.access_token, 20)
         invalidToken("revoked")(otherRefused.error)
-        expect(otherRefused.at - credentialRevokedAt).toBeLessThan(2_000)
+        expect(otherRefused.at - credentialRevokedAt).toBeLessThan(10_000)
       }),
   )
 
@@ -91,16 +92,18 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
     Effect.gen(function* () {
       const { credentials } = yield* newClient
       const token = yield* issueToken(credentials, ttl)
-      const tokens = yield* processWith(1)
+      // A 3 s lifetime: long enough that the entry is surely still alive one statement later on a slow
+      // machine, short enough to wait for.
+      const tokens = yield* processWith(3)
       const principal = yield* tokens.authenticate(token.access_token)
       // Revoked without a NOTIFY, as if this process's LISTEN connection had been lost meanwhile.
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE access_tokens SET revoked_at = now() WHERE token_hash = ${accessTokenHash(token.access_token)}`
       const revokedAt = Date.now()
       expect(yield* tokens.authenticate(token.access_token)).toEqual(principal)
-      const refused = yield* refusedWithin(tokens, token.access_token, 3)
+      const refused = yield* refusedWithin(tokens, token.access_token, 10)
       invalidToken("revoked")(refused.error)
-      expect(refused.at - revokedAt).toBeLessThan(2_000)
+      expect(refused.at - revokedAt).toBeLessThan(5_000)
     }),
   )
 

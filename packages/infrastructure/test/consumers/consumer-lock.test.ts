@@ -138,9 +138,10 @@ layer(database, { excludeTestServices: true })("consumer lock", (it) => {
       const started = yield* Clock.currentTimeMillis
       const appended = yield* appendEvents(newId())
       yield* notifier.committed
-      yield* waitUntilCaughtUp(name, lastOf(appended.recorded), "3 seconds")
+      yield* waitUntilCaughtUp(name, lastOf(appended.recorded), "10 seconds")
       const latency = (yield* Clock.currentTimeMillis) - started
-      expect(latency).toBeLessThan(3_000)
+      // Bounded far below the 30 s poll, with room for a slow machine.
+      expect(latency).toBeLessThan(10_000)
       const handled = yield* handledBy(name)
       expect(handled.map((row) => row.event_id)).toContain(lastOf(appended.recorded).eventId)
     }),
@@ -175,7 +176,7 @@ layer(database, { excludeTestServices: true })("consumer lock", (it) => {
       yield* Scope.close(scope, Exit.void)
       const appended = yield* appendEvents(newId())
       yield* notifier.committed
-      yield* waitUntilCaughtUp(running, lastOf(appended.recorded), "3 seconds")
+      yield* waitUntilCaughtUp(running, lastOf(appended.recorded), "10 seconds")
     }),
   )
 
@@ -195,7 +196,7 @@ layer(database, { excludeTestServices: true })("consumer lock", (it) => {
         const appended = yield* appendEvents(newId())
         yield* notifier.committed
         for (const name of names) {
-          yield* waitUntilCaughtUp(name, lastOf(appended.recorded), "3 seconds")
+          yield* waitUntilCaughtUp(name, lastOf(appended.recorded), "10 seconds")
         }
       }
     }),

@@ -118,9 +118,9 @@ layer(serviceDatabase({ poolSize: 20 }), { excludeTestServices: true })(
       Effect.gen(function* () {
         const context = yield* newPartner()
         const userId = yield* userWith(context, 1000)
-        // A long delay, so that the first worker is surely stopped between the two steps.
+        // A long delay, so that the first worker is surely stopped between the two steps, even on a slow machine.
         const first = yield* Effect.forkScoped(
-          orderFulfilment({ delay: "1 second", pollInterval: "200 millis" }),
+          orderFulfilment({ delay: "2 seconds", pollInterval: "200 millis" }),
         )
         const placed = yield* placeFor(context, userId)
         yield* awaitOrder(context, placed.id, (order) => order.status === "processing")
@@ -133,7 +133,7 @@ layer(serviceDatabase({ poolSize: 20 }), { excludeTestServices: true })(
         const done = yield* awaitFinal(context, placed.id)
         expect(done.status).toBe("completed")
         const [, processingAt, completedAt] = done.status_history.map((change) => Date.parse(change.at))
-        expect((completedAt as number) - (processingAt as number)).toBeGreaterThanOrEqual(1000)
+        expect((completedAt as number) - (processingAt as number)).toBeGreaterThanOrEqual(2000)
         expect(yield* orderEventTypes(placed.id)).toEqual([
           "OrderPlaced",
           "OrderProcessingStarted",

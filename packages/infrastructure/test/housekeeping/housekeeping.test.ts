@@ -5,7 +5,9 @@ import { consumeRateLimit, reapIdleRateLimits, sweepOnce } from "../../src/index
 import { testDatabase } from "../../src/testing/index.js"
 import { newId } from "../fixtures.js"
 
-const policy = { ratePerSecond: 10, burst: 5 }
+// One request per 100 s: no bucket refills on its own while a test runs, however slow the machine, so only
+// letTimePass makes a key idle.
+const policy = { ratePerSecond: 0.01, burst: 5 }
 
 const rateLimitKeys = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(sql<{ key: string }>`SELECT key FROM rate_limits ORDER BY key`, (rows) =>
@@ -29,7 +31,7 @@ layer(testDatabase())("Housekeeping", (it) => {
       for (let n = 0; n < 5; n++) yield* consumeRateLimit(idle, policy)
       for (let n = 0; n < 5; n++) yield* consumeRateLimit(busy, policy)
       // The idle key's bucket refilled long ago; the busy one's has not.
-      yield* letTimePass(idle, 60)
+      yield* letTimePass(idle, 1000)
       expect(yield* reapIdleRateLimits({ batchSize: 1 })).toBe(1)
       expect(yield* rateLimitKeys).toEqual([busy])
       // The busy key keeps its state: its burst is spent.
@@ -54,7 +56,7 @@ layer(testDatabase())("Housekeeping", (it) => {
                 now() + interval '1 day', ${newId()}, 201, '{}', '{}', now())`
       const key = `idle-${newId()}`
       yield* consumeRateLimit(key, policy)
-      yield* letTimePass(key, 60)
+      yield* letTimePass(key, 1000)
       const swept = yield* sweepOnce
       expect(swept.idempotencyKeys).toBe(1)
       expect(swept.rateLimits).toBe(1)

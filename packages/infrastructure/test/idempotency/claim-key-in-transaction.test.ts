@@ -61,7 +61,8 @@ layer(idempotencyTestDatabase({ poolSize: 10 }), { excludeTestServices: true })(
         const hung = yield* Effect.fork(
           sql.withTransaction(
             Effect.zipRight(
-              claimKeyInTransaction(claimOf(partnerId, key, { leaseSeconds: 1 })),
+              // Two seconds: the second claim below must still find it held on a slow machine.
+              claimKeyInTransaction(claimOf(partnerId, key, { leaseSeconds: 2 })),
               Effect.zipRight(Deferred.succeed(claimed, undefined), Effect.never),
             ),
           ),

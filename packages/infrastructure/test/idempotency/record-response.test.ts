@@ -76,7 +76,8 @@ layer(idempotencyTestDatabase(), { excludeTestServices: true })("recordResponse"
         const sql = yield* SqlClient.SqlClient
         const partnerId = newPartner()
         const key = newKey()
-        const claim = claimOf(partnerId, key, { leaseSeconds: 1 })
+        // Two seconds: the claim below must still find the lease running on a slow machine.
+        const claim = claimOf(partnerId, key, { leaseSeconds: 2 })
         const firstToken = yield* execute(claim)
         const working = yield* Deferred.make<void>()
         const wakeUp = yield* Deferred.make<void>()

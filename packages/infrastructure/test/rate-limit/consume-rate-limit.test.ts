@@ -78,14 +78,15 @@ layer(testDatabase({ poolSize: 20 }), { excludeTestServices: true })("consumeRat
   it.effect("a refused request consumes nothing", () =>
     Effect.gen(function* () {
       const key = `partner:${newId()}`
-      const policy = { ratePerSecond: 1, burst: 2 }
+      // 0.1 request/s: T = 10 s, so nothing refills on its own while the test runs, however slow the machine.
+      const policy = { ratePerSecond: 0.1, burst: 2 }
       yield* consumeMany(key, 2, policy)
       const full = yield* storedTat(key)
       const refused = yield* consumeMany(key, 20, policy)
       expect(refused.every((d) => !d.allowed)).toBe(true)
       expect(yield* storedTat(key)).toEqual(full)
       // Exactly one emission interval later one request fits, and only one: the refusals took nothing.
-      yield* letTimePass(key, 1)
+      yield* letTimePass(key, 10)
       const after = yield* consumeMany(key, 2, policy)
       expect(after.map((d) => d.allowed)).toEqual([true, false])
     }),
@@ -94,15 +95,16 @@ layer(testDatabase({ poolSize: 20 }), { excludeTestServices: true })("consumeRat
   it.effect("refills at the sustained rate up to the burst, never beyond", () =>
     Effect.gen(function* () {
       const key = `partner:${newId()}`
-      const policy = { ratePerSecond: 1, burst: 5 }
+      // T = 10 s: only letTimePass refills the bucket while the test runs.
+      const policy = { ratePerSecond: 0.1, burst: 5 }
       expect((yield* consumeMany(key, 6, policy)).map((d) => d.allowed)).toEqual([
         ...Array(5).fill(true),
         false,
       ])
-      yield* letTimePass(key, 2)
+      yield* letTimePass(key, 20)
       expect((yield* consumeMany(key, 3, policy)).map((d) => d.allowed)).toEqual([true, true, false])
-      // An hour of quiet gives the burst back, not 3600 requests.
-      yield* letTimePass(key, 3600)
+      // Ten hours of quiet give the burst back, not 3600 requests.
+      yield* letTimePass(key, 36_000)
       const rested = yield* consumeMany(key, 6, policy)
       expect(rested.map((d) => d.allowed)).toEqual([...Array(5).fill(true), false])
       expect(rested[0]?.remaining).toBe(4)
@@ -112,22 +114,23 @@ layer(testDatabase({ poolSize: 20 }), { excludeTestServices: true })("consumeRat
   it.effect("refills in real time on the database clock", () =>
     Effect.gen(function* () {
       const key = `client:${newId()}`
-      // One request per 50 ms, no burst beyond it.
-      const policy = { ratePerSecond: 20, burst: 1 }
+      // One request per second, no burst beyond it: long enough that the second request, right after the
+      // first, is refused even on a slow machine.
+      const policy = { ratePerSecond: 1, burst: 1 }
       const before = yield* databaseClock
       expect((yield* consumeRateLimit(key, policy)).allowed).toBe(true)
       const refused = yield* consumeRateLimit(key, policy)
       expect(refused.allowed).toBe(false)
       expect(refused.retryAfterSeconds).toBe(1)
-      // Polling is safe: a refusal consumes nothing. Bounded at 2 s (the refill takes 50 ms).
+      // Polling is safe: a refusal consumes nothing. Bounded at 10 s (the refill takes 1 s).
       const next = yield* consumeRateLimit(key, policy).pipe(
         Effect.filterOrFail((d) => d.allowed),
-        Effect.retry(Schedule.spaced("5 millis")),
-        Effect.timeout("2 seconds"),
+        Effect.retry(Schedule.spaced("20 millis")),
+        Effect.timeout("10 seconds"),
       )
       const after = yield* databaseClock
       expect(next.allowed).toBe(true)
-      expect(after - before).toBeGreaterThanOrEqual(50_000n)
+      expect(after - before).toBeGreaterThanOrEqual(1_000_000n)
     }),
   )
 

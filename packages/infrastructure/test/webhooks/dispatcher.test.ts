@@ -72,7 +72,9 @@ const firstAttemptHeldOpen = (retrySchedule: ReadonlyArray<number>) =>
     })
     const partner = newId()
     const endpoint = yield* createEndpoint(partner, { url: receiver.url() })
-    yield* runDelivery({ ...quick, retrySchedule })
+    // A send timeout far beyond the test's steps: the held attempt must end with the receiver's 500, never
+    // with a timeout, however slow the machine.
+    yield* runDelivery({ ...quick, retrySchedule, sendTimeout: "30 seconds", lease: "40 seconds" })
     const first = yield* publishEvent(partner)
     yield* Effect.promise(() => inFlight.opened)
     const context = { partnerId: PartnerId.make(partner), requestId: `req-${newId()}`, idempotencyKey: null }
