@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option } from "effect"
-import { AlreadyClosed, Email, PartnerUserId, ResourceNotFound, User } from "../src/index.js"
-import { DeciderSpecification, replay, SpecificationFailure } from "../src/testing/index.js"
+import { AlreadyClosed, Email, OrderId, PartnerUserId, ResourceNotFound, User, UserId } from "../src/index.js"
+import { DeciderSpecification, replay, SpecificationFailure, sequentialId } from "../src/testing/index.js"
 import { epoch, partnerId, userId } from "./fixtures.js"
 
 // The kit is what other teams trust to tell them their decider is wrong, so each step is checked both ways.
@@ -174,5 +174,18 @@ describe("DeciderSpecification", () => {
     expect(state._tag === "Registered" && state.status).toBe("closed")
     expect(state._tag === "Registered" && state.version).toBe(3)
     expect(replay(User.decider, [])).toBe(User.decider.initialState)
+  })
+})
+
+describe("sequentialId", () => {
+  it("makes the same valid UUID v7 for the same number, a different one for another, in their order", () => {
+    expect(UserId.make(sequentialId(1))).toBe("00000000-0000-7000-8000-000000000001")
+    expect(OrderId.make(sequentialId(0xffff_ffff_ffff))).toBe("00000000-0000-7000-8000-ffffffffffff")
+    const ids = [0, 1, 15, 16, 4096, 2 ** 40].map(sequentialId)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect([...ids].sort()).toEqual(ids)
+    for (const bad of [-1, 1.5, 2 ** 48, Number.NaN]) {
+      expect(() => sequentialId(bad)).toThrow(RangeError)
+    }
   })
 })

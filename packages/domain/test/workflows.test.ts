@@ -259,6 +259,20 @@ describe("Cancelling an order", () => {
 describe("Failing an order", () => {
   const input = { orderId, reason, refundTransactionId }
 
+  it.effect(
+    "checks its input when the effect runs: an over-long reason is a defect of the effect, not a throw",
+    () =>
+      Effect.gen(function* () {
+        const state = { ledger: ledgerOf(opened, added, debited), order: orderOf(placed, processing) }
+        // Calling it must not throw: a caller that runs the effect sees the failure where it handles failures.
+        const failing = Workflows.failOrder(state, { ...input, reason: "x".repeat(1001) })
+        const defect = yield* defectOf(failing)
+        expect(String(defect)).toContain('["reason"]')
+        expect(String(defect)).toContain("must be at most 1000 characters")
+        expect(yield* Workflows.failOrder(state, input)).toEqual({ order: [failed], ledger: [refunded] })
+      }),
+  )
+
   it.effect("fails a processing order and refunds its points", () =>
     Effect.gen(function* () {
       const outcome = yield* Workflows.failOrder(

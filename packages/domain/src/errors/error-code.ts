@@ -41,6 +41,12 @@ export type BusinessError =
   | InsufficientPoints
   | IllegalOrderTransition
 
+/**
+ * DESIGN.md's name for what a decider refuses with (`decide(command, state) -> Effect<events, DomainError>`):
+ * the business errors.
+ */
+export type DomainError = BusinessError
+
 /** Errors of the idempotency protocol. */
 export type IdempotencyError = IdempotencyKeyReused | IdempotencyKeyInProgress | IdempotencyKeyRequired
 

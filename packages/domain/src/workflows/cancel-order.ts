@@ -15,6 +15,7 @@ export const cancelOrder = (
   state: EndOrderState,
   input: CancelOrderInput,
 ): Effect.Effect<EndOrderEvents, Order.OrderError | Ledger.LedgerError> =>
-  Effect.flatMap(Order.decide(Order.CancelOrder.make({ orderId: input.orderId }), state.order), (order) =>
-    refundEndedOrder(state, order, input.refundTransactionId),
+  Effect.flatMap(
+    Effect.suspend(() => Order.decide(Order.CancelOrder.make({ orderId: input.orderId }), state.order)),
+    (order) => refundEndedOrder(state, order, input.refundTransactionId),
   )

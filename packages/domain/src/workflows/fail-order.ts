@@ -11,12 +11,18 @@ export interface FailOrderInput {
   readonly refundTransactionId: TransactionId
 }
 
-/** Marks a processing order failed and refunds its points; a redelivered failure does neither again. */
+/**
+ * Marks a processing order failed and refunds its points; a redelivered failure does neither again. A
+ * `reason` that is no Description (over 1,000 characters) is the caller's bug: the effect dies with it.
+ */
 export const failOrder = (
   state: EndOrderState,
   input: FailOrderInput,
 ): Effect.Effect<EndOrderEvents, Order.OrderError | Ledger.LedgerError> =>
+  // Made when the effect runs, not when it is called: an invalid input fails the effect instead of throwing.
   Effect.flatMap(
-    Order.decide(Order.FailOrder.make({ orderId: input.orderId, reason: input.reason }), state.order),
+    Effect.suspend(() =>
+      Order.decide(Order.FailOrder.make({ orderId: input.orderId, reason: input.reason }), state.order),
+    ),
     (order) => refundEndedOrder(state, order, input.refundTransactionId),
   )

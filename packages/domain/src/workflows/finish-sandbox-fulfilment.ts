@@ -22,7 +22,7 @@ export const finishSandboxFulfilment = (
   const reason = state.order._tag === "Placed" ? Order.sandboxFailureOf(state.order.items) : null
   if (reason !== null) return failOrder(state, { ...input, reason })
   return Effect.map(
-    Order.decide(Order.CompleteOrder.make({ orderId: input.orderId }), state.order),
+    Effect.suspend(() => Order.decide(Order.CompleteOrder.make({ orderId: input.orderId }), state.order)),
     (order) => ({
       order,
       ledger: [],
