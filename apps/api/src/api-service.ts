@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { housekeepingLayer, rootMessage, StartFailure } from "@points/infrastructure"
+import { housekeepingLayer, rootMessage, StartFailure, UserActivationLive } from "@points/infrastructure"
 import { Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"
 import { ApiNodeServer, apiHttpServer, apiHttpsServer, drainServer } from "./http/node-server.js"
-import { HttpAppLive, UserActivationLive } from "./server.js"
+import { HttpAppLive } from "./server.js"
 
 // A file a setting names, read at start: one that cannot be read stops the start naming the setting.
 const readSettingFile = (setting: string, path: string) =>

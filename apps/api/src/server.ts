@@ -1,12 +1,6 @@
 import { HttpApiBuilder, HttpApiScalar, HttpRouter } from "@effect/platform"
 import { PointsApi } from "@points/http-api"
-import {
-  activateUsersHandler,
-  runConsumer,
-  USER_ACTIVATION_CONSUMER,
-  USER_ACTIVATION_EVENT_TYPES,
-} from "@points/infrastructure"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { AdminLive } from "./handlers/admin.js"
 import { EventsLive } from "./handlers/events.js"
 import { HealthLive } from "./handlers/health.js"
@@ -73,24 +67,4 @@ export const HttpAppLive = DirectPointsWritesLive.pipe(
   // One cache for authentication, the handlers that revoke tokens, the server middleware (which checks a
   // request's token before it reads its body) and the direct write path.
   Layer.provide(BearerTokensLive),
-)
-
-/** Activates new users shortly after creation (processing -> active): a consumer of the event log. */
-export const UserActivationLive = Layer.scopedDiscard(
-  Effect.forkScoped(
-    runConsumer({
-      name: USER_ACTIVATION_CONSUMER,
-      handle: activateUsersHandler,
-      // Only registrations are fetched and decoded: under load nearly every event is a points movement,
-      // and decoding each cost the API's one thread ~10 % of its time per answer (bench:http).
-      eventTypes: USER_ACTIVATION_EVENT_TYPES,
-      // Under a stream of writes, one read per interval instead of one per commit, of every event since: the
-      // points movements' batches commit ~20 times a second with ~100 events each, and each read is a
-      // transaction of ~8 statements whatever it reads. A quiet log is read at once: a new user is active
-      // within milliseconds.
-      batchSize: 2_000,
-      pollInterval: "1 second",
-      pacing: { interval: "200 millis", fromEvents: 50 },
-    }),
-  ),
 )

@@ -1,11 +1,11 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { HttpServer } from "@effect/platform"
-import { WriteSideLive } from "@points/infrastructure"
+import { UserActivationLive, WriteSideLive } from "@points/infrastructure"
 import { eventually, testDatabase } from "@points/infrastructure/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { type ApiSettings, Settings } from "../src/config.js"
 import { apiHttpServer, apiServerLayer } from "../src/http/node-server.js"
-import { HttpAppLive, UserActivationLive } from "../src/server.js"
+import { HttpAppLive } from "../src/server.js"
 import { contractProblems } from "./contract-conformance.js"
 
 /** The admin token of every test server. */

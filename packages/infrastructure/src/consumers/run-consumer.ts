@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Metric, Option, Queue, Ref, Schedule } from "effect"
+import { isLogEventType, type LogEventType, logEventTypes } from "../event-store/log-event-type.js"
 import { readAllAfter } from "../event-store/read-all-after.js"
 import type { RecordedEvent } from "../event-store/recorded-event.js"
 import { ConsumerLockLost, holdConsumerLock, probeLock } from "./consumer-lock.js"
@@ -21,10 +22,12 @@ export interface ConsumerOptions<E, R> {
    */
   readonly handle: (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, E, R>
   /**
-   * The event types the handler is given (default every type). The checkpoint moves past the others
-   * without their payloads being fetched or decoded: a consumer of a few types in a busy log reads little.
+   * The event types the handler is given (default every type), as stored: `"PointsAdded"`, not the
+   * webhooks' `points.added`. The checkpoint moves past the others without their payloads being fetched or
+   * decoded: a consumer of a few types in a busy log reads little. A type the log cannot hold is refused at
+   * start, since the checkpoint would move past the events it meant, for good.
    */
-  readonly eventTypes?: ReadonlyArray<string>
+  readonly eventTypes?: ReadonlyArray<LogEventType>
   /** Events per batch (of every type), 1 to MAX_BATCH_SIZE. */
   readonly batchSize: number
   /** How long an idle consumer waits for a NOTIFY before it reads the log anyway. */
@@ -79,6 +82,18 @@ export const runConsumer = <E, R>(
     const { name, handle, batchSize } = options
     if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_BATCH_SIZE)) {
       return yield* Effect.dieMessage(`consumer ${name}: batchSize must be 1 to ${MAX_BATCH_SIZE}`)
+    }
+    // Checked at run time too: a name from configuration or a cast escapes the type.
+    const unknownTypes = (options.eventTypes ?? []).filter((type) => !isLogEventType(type))
+    if (unknownTypes.length > 0) {
+      return yield* Effect.dieMessage(
+        `consumer ${name}: eventTypes names no event type of the log: ${unknownTypes.join(", ")} (the log's types: ${logEventTypes.join(", ")})`,
+      )
+    }
+    if (options.eventTypes?.length === 0) {
+      return yield* Effect.dieMessage(
+        `consumer ${name}: eventTypes is empty, so it would handle nothing; leave it out to handle every type`,
+      )
     }
     const sql = yield* SqlClient.SqlClient
     const listener = yield* LogListener

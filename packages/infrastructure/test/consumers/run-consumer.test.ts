@@ -1,15 +1,18 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Email, PartnerId, PartnerUserId, User, UserId } from "@points/domain"
-import { Deferred, Effect, Fiber, Layer, Option, Ref } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Ref } from "effect"
 import {
   appendToStream,
   ConsumerNotCaughtUp,
   consumerStats,
   ExpectedVersion,
   hasEventsAfter,
+  isLogEventType,
+  type LogEventType,
   LogListener,
   LogNotifier,
+  logEventTypes,
   logStart,
   readAllAfter,
   readCheckpoint,
@@ -224,6 +227,40 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
       }),
     )
   })
+
+  it.effect(
+    "refuses at start an event type the log cannot hold, or an empty list, before it reads or moves anything",
+    () =>
+      Effect.gen(function* () {
+        // The webhooks' name of an event, not its type in the log: the type checker refuses it too.
+        // @ts-expect-error `points.added` is no LogEventType
+        const misspelt: LogEventType = "points.added"
+        expect(isLogEventType(misspelt)).toBe(false)
+        expect(logEventTypes).toContain("PointsAdded")
+        yield* appendEvents(newId())
+        for (const [eventTypes, problem] of [
+          [
+            [misspelt, "UserRegistered"],
+            "eventTypes names no event type of the log: points.added (the log's types: ",
+          ],
+          [[], "eventTypes is empty, so it would handle nothing"],
+        ] as const) {
+          const name = `refused-${newId()}`
+          const exit = yield* Effect.exit(
+            runConsumer({
+              name,
+              handle: recordHandled(name),
+              eventTypes,
+              batchSize: 10,
+              pollInterval: "100 millis",
+            }),
+          )
+          expect(Exit.isFailure(exit) && Cause.pretty(exit.cause)).toContain(`consumer ${name}: ${problem}`)
+          // No checkpoint was made, so none moved past the events it meant.
+          expect(yield* readCheckpoint(name)).toEqual(Option.none())
+        }
+      }),
+  )
 
   it.scoped("commits the handler's writes with the checkpoint: a failed batch leaves neither", () =>
     Effect.gen(function* () {
