@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError } from "@effect/sql"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { reapExpiredTokens } from "../auth/reap-expired-tokens.js"
 import { reapAllExpiredKeys } from "../idempotency/reap-expired-keys.js"
@@ -15,12 +15,14 @@ export interface SweepResult {
  * One housekeeping sweep: idempotency keys past their lifetime (and lease), access tokens a day past their
  * expiry, rate-limit rows of idle keys, each in bounded batches that never wait on a row in use.
  */
-export const sweepOnce: Effect.Effect<SweepResult, unknown, SqlClient.SqlClient> = Effect.gen(function* () {
-  const idempotencyKeys = yield* reapAllExpiredKeys()
-  const accessTokens = yield* reapExpiredTokens()
-  const rateLimits = yield* reapIdleRateLimits()
-  return { idempotencyKeys, accessTokens, rateLimits }
-})
+export const sweepOnce: Effect.Effect<SweepResult, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const idempotencyKeys = yield* reapAllExpiredKeys()
+    const accessTokens = yield* reapExpiredTokens()
+    const rateLimits = yield* reapIdleRateLimits()
+    return { idempotencyKeys, accessTokens, rateLimits }
+  },
+)
 
 /**
  * Runs sweepOnce every `interval` (jittered, so that several processes spread out; sweeps are safe beside each
