@@ -1,6 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Metric, Option, Queue, Ref, Schedule } from "effect"
-import { isLogEventType, type LogEventType, logEventTypes } from "../event-store/log-event-type.js"
+import {
+  isLogEventType,
+  type LogEventOfType,
+  type LogEventType,
+  logEventTypes,
+} from "../event-store/log-event-type.js"
 import { readAllAfter } from "../event-store/read-all-after.js"
 import type { RecordedEvent } from "../event-store/recorded-event.js"
 import { ConsumerLockLost, holdConsumerLock, probeLock } from "./consumer-lock.js"
@@ -11,8 +16,11 @@ import { lockCheckpoint } from "./lock-checkpoint.js"
 import { LogListener } from "./log-listener.js"
 import { storeCheckpoint } from "./store-checkpoint.js"
 
-/** What a consumer does with the global log, and how it paces itself. */
-export interface ConsumerOptions<E, R> {
+/**
+ * What a consumer does with the global log, and how it paces itself. `Type` is the event types it is given
+ * (`eventTypes`; every type without it), so its handler sees those events' own types.
+ */
+export interface ConsumerOptions<E, R, Type extends LogEventType = LogEventType> {
   /** Names the consumer: its checkpoint row, its lock, its metrics and logs. */
   readonly name: string
   /**
@@ -20,14 +28,14 @@ export interface ConsumerOptions<E, R> {
    * its database writes commit with the checkpoint (exactly once); anything else it does (an HTTP call) may
    * happen again after a failure (at least once). A failure rolls the batch back and it is retried.
    */
-  readonly handle: (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, E, R>
+  readonly handle: (events: ReadonlyArray<RecordedEvent<LogEventOfType<Type>>>) => Effect.Effect<void, E, R>
   /**
    * The event types the handler is given (default every type), as stored: `"PointsAdded"`, not the
    * webhooks' `points.added`. The checkpoint moves past the others without their payloads being fetched or
    * decoded: a consumer of a few types in a busy log reads little. A type the log cannot hold is refused at
    * start, since the checkpoint would move past the events it meant, for good.
    */
-  readonly eventTypes?: ReadonlyArray<LogEventType>
+  readonly eventTypes?: ReadonlyArray<Type>
   /** Events per batch (of every type), 1 to MAX_BATCH_SIZE. */
   readonly batchSize: number
   /** How long an idle consumer waits for a NOTIFY before it reads the log anyway. */
@@ -75,8 +83,8 @@ const isLockLost = (cause: Cause.Cause<unknown>) =>
  * for as long as it takes: an event is never skipped. A lost lock connection ends the session, and the
  * instance queues for the lock again.
  */
-export const runConsumer = <E, R>(
-  options: ConsumerOptions<E, R>,
+export const runConsumer = <E, R, Type extends LogEventType = LogEventType>(
+  options: ConsumerOptions<E, R, Type>,
 ): Effect.Effect<never, never, R | SqlClient.SqlClient | LogListener> =>
   Effect.gen(function* () {
     const { name, handle, batchSize } = options
@@ -120,7 +128,9 @@ export const runConsumer = <E, R>(
       Effect.gen(function* () {
         const checkpoint = yield* lockCheckpoint(name)
         const read = yield* readAllAfter(checkpoint, batchSize, options.eventTypes)
-        if (read.events.length > 0) yield* handle(read.events)
+        // The read returned only events of the types asked for, each decoded by its stream's catalog.
+        if (read.events.length > 0)
+          yield* handle(read.events as ReadonlyArray<RecordedEvent<LogEventOfType<Type>>>)
         if (read.scanned > 0) yield* storeCheckpoint(name, read.checkpoint)
         return read
       }),

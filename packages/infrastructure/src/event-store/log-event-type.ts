@@ -9,6 +9,9 @@ export type LogEvent = EventOf<(typeof categories)[Category]>
 /** The type of an event in the log, as stored (`"UserRegistered"`, `"PointsAdded"`, ...): its `_tag`. */
 export type LogEventType = LogEvent extends { readonly _tag: infer Tag } ? Tag : never
 
+/** The events of the log of the given types: `LogEventOfType<"UserRegistered">` is `User.UserRegistered`. */
+export type LogEventOfType<Type extends LogEventType> = Extract<LogEvent, { readonly _tag: Type }>
+
 const known: ReadonlySet<string> = new Set(Object.values(categories).flatMap((catalog) => catalog.types))
 
 /** Every event type the log can hold, sorted. */

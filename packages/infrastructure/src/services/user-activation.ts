@@ -10,7 +10,7 @@ import { runUnitOfWork } from "./run-unit-of-work.js"
 export const USER_ACTIVATION_CONSUMER = "user-activation"
 
 /** The only events `activateUsersHandler` acts on: a consumer of it need read no others. */
-export const USER_ACTIVATION_EVENT_TYPES: ReadonlyArray<LogEventType> = ["UserRegistered"]
+export const USER_ACTIVATION_EVENT_TYPES: ReadonlyArray<LogEventType & "UserRegistered"> = ["UserRegistered"]
 
 /**
  * Activates every user registered in a batch of the global log, for `runConsumer`: each `UserRegistered`

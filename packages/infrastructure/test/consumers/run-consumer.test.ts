@@ -178,12 +178,17 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
         const sql = yield* SqlClient.SqlClient
         const name = `typed-${newId()}`
         const handledTypes: Array<string> = []
+        const partnerUserIds: Array<string> = []
         yield* Effect.forkScoped(
           runConsumer({
             name,
             handle: (events) =>
               Effect.zipRight(
-                Effect.sync(() => handledTypes.push(...events.map((event) => event.type))),
+                Effect.sync(() => {
+                  handledTypes.push(...events.map((event) => event.type))
+                  // Typed by eventTypes: each is a User.UserRegistered, with no cast.
+                  partnerUserIds.push(...events.map((event) => event.event.partnerUserId))
+                }),
                 recordHandled(name)(events),
               ),
             eventTypes: ["UserRegistered"],
@@ -204,6 +209,10 @@ layer(database, { excludeTestServices: true })("runConsumer", (it) => {
         expect(wanted.length).toBeGreaterThanOrEqual(4)
         expect(handled.map((row) => row.event_id)).toEqual(wanted.map((row) => row.event_id))
         expect(new Set(handledTypes)).toEqual(new Set(["UserRegistered"]))
+        const registeredUsers = yield* sql<{ partner_user_id: string }>`
+          SELECT data->>'partnerUserId' AS partner_user_id FROM events WHERE event_type = 'UserRegistered'
+          ORDER BY transaction_id, global_position`
+        expect(partnerUserIds).toEqual(registeredUsers.map((row) => row.partner_user_id))
         // Its checkpoint is the head of the log, past the last partner registration it never handled.
         const head = yield* readLogHead
         expect(yield* readCheckpoint(name)).toEqual(Option.some(head))
