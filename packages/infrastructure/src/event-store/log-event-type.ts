@@ -17,5 +17,8 @@ const known: ReadonlySet<string> = new Set(Object.values(categories).flatMap((ca
 /** Every event type the log can hold, sorted. */
 export const logEventTypes: ReadonlyArray<LogEventType> = [...known].sort() as Array<LogEventType>
 
-/** Whether `type` is an event type the log can hold (the webhooks' `points.added` is not: it is a public event). */
+/**
+ * Whether `type` is an event type the log can hold (the webhooks' `points.added` is not: it names a public
+ * event).
+ */
 export const isLogEventType = (type: string): type is LogEventType => known.has(type)
