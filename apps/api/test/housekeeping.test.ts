@@ -20,7 +20,8 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
       Effect.gen(function* () {
         const { base, env } = yield* processSettings({
           HOUSEKEEPING_INTERVAL_SECONDS: "1",
-          IDEMPOTENCY_TTL_SECONDS: "2",
+          // Three seconds: the replay of a fresh key, two requests later, must come within its lifetime.
+          IDEMPOTENCY_TTL_SECONDS: "3",
         })
         const api = yield* listeningProcess(env, base)
         const { partnerId, token } = yield* newPartnerAt(base, "Sweep Ltd")

@@ -391,8 +391,8 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
   },
 )
 
-// Two seconds, not one: the IK1001 check within the lifetime must not race its end on a loaded machine.
-layer(testServer({ idempotencyTtlSeconds: 2 }), { timeout: "120 seconds", excludeTestServices: true })(
+// Three seconds, not one: the IK1001 check within the lifetime must not race its end on a loaded machine.
+layer(testServer({ idempotencyTtlSeconds: 3 }), { timeout: "120 seconds", excludeTestServices: true })(
   "Idempotency-Key lifetime",
   (it) => {
     it.effect("executes a key anew once its lifetime (IDEMPOTENCY_TTL_SECONDS) is over", () =>
