@@ -24,3 +24,7 @@ export const differingParts = (a: RequestFingerprint, b: RequestFingerprint): Ar
   if (a.bodySha256 !== b.bodySha256) parts.push("body")
   return parts
 }
+
+/** Whether two fingerprints are of the same request: a retry, not another request with the key. */
+export const sameRequest = (a: RequestFingerprint, b: RequestFingerprint): boolean =>
+  differingParts(a, b).length === 0

@@ -115,10 +115,10 @@ export const runBatch = (
     onExecuting(members.map(entryAt))
     const running = new Set(members)
     for (const { index, first } of repeats) {
-      const sameRequest =
-        IdempotencyKey.differingParts(entryAt(first).claim.fingerprint, entryAt(index).claim.fingerprint)
-          .length === 0
-      if (running.has(first) && sameRequest) results[index] = inProgress
+      if (!running.has(first)) continue
+      if (IdempotencyKey.sameRequest(entryAt(first).claim.fingerprint, entryAt(index).claim.fingerprint)) {
+        results[index] = inProgress
+      }
     }
 
     // Every stream of every plan, locked per partner (FOR UPDATE when any plan may write it) and loaded once.

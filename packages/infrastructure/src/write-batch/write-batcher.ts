@@ -160,9 +160,10 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
           const id = idOf(request)
           const running = inFlight.get(id)
           if (running !== undefined) {
-            const same =
-              IdempotencyKey.differingParts(running.fingerprint, request.claim.fingerprint).length === 0
-            return running.executing && same ? Effect.succeed(inProgress) : queue.submit(request)
+            return running.executing &&
+              IdempotencyKey.sameRequest(running.fingerprint, request.claim.fingerprint)
+              ? Effect.succeed(inProgress)
+              : queue.submit(request)
           }
           inFlight.set(id, { fingerprint: request.claim.fingerprint, executing: false })
           return Effect.ensuring(
