@@ -102,13 +102,13 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   }),
 )
 
-/** The validated settings, as a service. */
 /** The partner rate limit's policy (DESIGN.md section 7), as every path that takes a partner's cell uses it. */
 export const partnerRateLimitPolicy = (settings: ApiSettings) => ({
   ratePerSecond: settings.rateLimitPerSecond,
   burst: settings.rateLimitBurst,
 })
 
+/** The validated settings, as a service. */
 export class Settings extends Context.Tag("@points/api/Settings")<Settings, ApiSettings>() {
   /** From the environment. */
   static readonly layer = Layer.effect(Settings, apiSettings)
