@@ -75,6 +75,12 @@ const isOtherProgram = (pid: number) => {
   }
 }
 
+// The PostgreSQL server running on the data directory now: its postmaster's process id, or null.
+const livePostmasterOf = (databaseDir: string): number | null => {
+  const pid = postmasterOf(databaseDir)
+  return pid !== null && processAlive(pid) && !isOtherProgram(pid) ? pid : null
+}
+
 /** How long a process exiting at its stop deadline waits for its embedded server to be gone. */
 const STOP_AT_ONCE_MILLIS = 500
 
@@ -95,8 +101,8 @@ const stopAtOnce = (databaseDir: string) => {
 // started has exited (it crashed, and may have been started again on the same data since).
 const stopWhateverRuns = (databaseDir: string) =>
   Effect.suspend(() => {
-    const pid = postmasterOf(databaseDir)
-    if (pid === null || !processAlive(pid) || isOtherProgram(pid)) return Effect.void
+    const pid = livePostmasterOf(databaseDir)
+    if (pid === null) return Effect.void
     try {
       process.kill(pid, "SIGINT")
     } catch {
@@ -146,8 +152,8 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
     })
     // A server already running on the data (another process of the platform, or one a killed process left
     // behind) is named, not met with the library's "An error has occurred".
-    const running = postmasterOf(databaseDir)
-    if (running !== null && processAlive(running) && !isOtherProgram(running)) {
+    const running = livePostmasterOf(databaseDir)
+    if (running !== null) {
       return yield* new StartFailure({
         message: `the embedded PostgreSQL's data (DATA_DIR ${root}) is in use by process ${running}: another process of the platform runs on it, or one that was killed left it running; stop that one, or set DATA_DIR or DATABASE_URL`,
       })
