@@ -66,6 +66,25 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })(
         const missing = yield* Effect.flip(client.getOrder("no-such-order"))
         expect(missing).toBeInstanceOf(ApiError)
         expect(missing).toMatchObject({ status: 404, errors: [{ code: "LE0002" }] })
+        expect(missing).toMatchObject({ idempotencyKey: null, replayed: false, retryAfterSeconds: null })
+        expect("requestId" in missing ? missing.requestId : null).toMatch(/^[0-9a-f-]{36}$/)
+
+        // A refusal recorded under its key (409 LE0006: the reference id is taken) is replayed to the same
+        // call, and the error says so, each time with the request id of its own attempt.
+        const duplicate = client.addPoints(add, { idempotencyKey: "sdk-duplicate-key" })
+        const refused = yield* Effect.flip(duplicate)
+        const replayed = yield* Effect.flip(duplicate)
+        for (const error of [refused, replayed]) {
+          expect(error).toMatchObject({ _tag: "ApiError", status: 409, errors: [{ code: "LE0006" }] })
+          expect(error).toMatchObject({ idempotencyKey: "sdk-duplicate-key" })
+        }
+        expect([refused, replayed].map((error) => "replayed" in error && error.replayed)).toEqual([
+          false,
+          true,
+        ])
+        const requestIds = [refused, replayed].map((error) => ("requestId" in error ? error.requestId : null))
+        expect(requestIds[0]).not.toBe(requestIds[1])
+        expect(requestIds.every((id) => typeof id === "string" && id.length === 36)).toBe(true)
       }),
     )
 

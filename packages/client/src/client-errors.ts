@@ -1,5 +1,6 @@
-import { ErrorEntry } from "@points/http-api"
+import { ApiError, ErrorEntry } from "@points/http-api"
 import { Schema } from "effect"
+import type { LastAttempt } from "./current-call.js"
 
 /** The critical operations of the published retry guidance (section 4.2): a 500 there is never retried. */
 export const CriticalOperation = Schema.Literal("createOrder", "addPoints", "subtractPoints")
@@ -81,5 +82,43 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
 }) {
   override get message() {
     return this.status === null ? this.problem : `${this.problem} (status ${this.status})`
+  }
+}
+
+/**
+ * The server's refusal as the client received it: the contract's `ApiError` (`status`, the published
+ * `errors[]`; `_tag` "ApiError", and `instanceof ApiError` holds) with what the answer said beside its body.
+ * `requestId` names it to support (the server's X-Request-Id; null when no attempt was answered, e.g. the
+ * token endpoint refused the credential first: then `error` is `invalid_client`); `idempotencyKey` is the
+ * key a POST carried; `replayed` says the answer is one the server recorded earlier under that key
+ * (`Idempotent-Replayed: true`), so running the same call again replays it again for 24 hours: send a new
+ * key once the cause is fixed; `retryAfterSeconds` is the wait a `Retry-After` asked for (a 429 longer than
+ * `maxRetryAfter`, say).
+ */
+export class AnsweredApiError extends ApiError {
+  readonly requestId: string | null
+  readonly idempotencyKey: string | null
+  readonly replayed: boolean
+  readonly retryAfterSeconds: number | null
+
+  constructor(error: ApiError, attempt: LastAttempt, idempotencyKey: string | null) {
+    super(
+      {
+        status: error.status,
+        errors: error.errors,
+        ...(error.error === undefined ? {} : { error: error.error }),
+        ...(error.error_description === undefined ? {} : { error_description: error.error_description }),
+      },
+      true,
+    )
+    this.requestId = attempt.requestId
+    this.idempotencyKey = idempotencyKey
+    this.replayed = attempt.replayed
+    this.retryAfterSeconds = attempt.retryAfterSeconds
+  }
+
+  override get message() {
+    const request = this.requestId === null ? "" : ` (request ${this.requestId})`
+    return `${super.message}${request}`
   }
 }

@@ -22,6 +22,7 @@ import {
 import { Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import { makeAccessTokens } from "./access-tokens.js"
 import {
+  AnsweredApiError,
   type CriticalOperation,
   InvalidRequest,
   PendingOutcome,
@@ -53,7 +54,7 @@ import type {
   WebhookEndpointWithSecret,
   WriteOptions,
 } from "./contract-types.js"
-import { type CallSettings, currentCall, type LastAttempt } from "./current-call.js"
+import { type CallSettings, currentCall, type LastAttempt, noAttempt } from "./current-call.js"
 import { newIdempotencyKey, resilientHttpClient } from "./resilient-http-client.js"
 import { type RetryPolicy, resolveRetryPolicy } from "./retry-policy.js"
 
@@ -93,7 +94,7 @@ const baseUrlProblem = (baseUrl: string | URL, allowInsecureHttp: boolean): stri
  * client refused before sending anything (a body, query or Idempotency-Key that breaks the contract, an id
  * that cannot be sent as a path segment).
  */
-export type ReadError = ApiError | RetriesExhausted | ProtocolError | InvalidRequest
+export type ReadError = AnsweredApiError | RetriesExhausted | ProtocolError | InvalidRequest
 /** Failures of a write: those of a read. */
 export type WriteError = ReadError
 /** Failures of a critical write (Create order, Add/Subtract points): also a 500 whose outcome is pending. */
@@ -270,32 +271,32 @@ const keyOf = (operation: string, options: WriteOptions | undefined) => {
   )
 }
 
+/** A call's failures as the caller gets them: a refusal with what its answer said (AnsweredApiError). */
+type Answered<E> = Exclude<E, ProtocolFailure | ApiError> | ProtocolError | AnsweredApiError
+
 /**
- * Runs one POST with its Idempotency-Key for every attempt. A failure to get a token first is reported with
- * the call's key too: the call was not sent, and may be retried later with it. An answer outside the contract
- * names the key and the last attempt's request id (`onLastAttempt` sees the attempt either way).
+ * Runs one call: a POST with its Idempotency-Key on every attempt (`idempotencyKey`), or any other request
+ * (null). A refusal becomes an AnsweredApiError, with the request id, key and headers of the attempt that got
+ * it. A failure to get a token first is reported with the call's key too: the call was not sent, and may be
+ * retried later with it. An answer outside the contract names the key and the last attempt's request id
+ * (`onLastAttempt` sees the attempt either way).
  */
-const post = <A, E, Mapped = Exclude<E, ProtocolFailure> | ProtocolError>(
+const call = <A, E, Mapped = Answered<E>>(
   send: Effect.Effect<A, E>,
-  idempotencyKey: string,
+  idempotencyKey: string | null,
   critical: boolean,
-  onLastAttempt: (attempt: LastAttempt, error: Exclude<E, ProtocolFailure> | ProtocolError) => Mapped = (
-    _,
-    error,
-  ) => error as Mapped,
+  onLastAttempt: (attempt: LastAttempt, error: Answered<E>) => Mapped = (_, error) => error as Mapped,
 ): Effect.Effect<A, Mapped> =>
   Effect.suspend(() => {
-    const settings: CallSettings = {
-      idempotencyKey,
-      critical,
-      lastAttempt: { requestId: null, status: null },
-    }
+    const settings: CallSettings = { idempotencyKey, critical, lastAttempt: noAttempt }
     return Effect.locally(settled(send), currentCall, Option.some(settings)).pipe(
       Effect.mapError((error) => {
         const attempt = settings.lastAttempt
-        if (error instanceof RetriesExhausted && error.idempotencyKey === null)
-          return onLastAttempt(attempt, new RetriesExhausted({ ...error, idempotencyKey }) as typeof error)
-        if (error instanceof ProtocolError) {
+        if (error instanceof ApiError)
+          return onLastAttempt(attempt, new AnsweredApiError(error, attempt, idempotencyKey))
+        if (error instanceof RetriesExhausted && error.idempotencyKey === null && idempotencyKey !== null)
+          return onLastAttempt(attempt, new RetriesExhausted({ ...error, idempotencyKey }) as Answered<E>)
+        if (error instanceof ProtocolError && idempotencyKey !== null) {
           const named = new ProtocolError({
             status: error.status ?? attempt.status,
             problem: error.problem,
@@ -304,15 +305,18 @@ const post = <A, E, Mapped = Exclude<E, ProtocolFailure> | ProtocolError>(
           })
           return onLastAttempt(attempt, named)
         }
-        return onLastAttempt(attempt, error)
+        return onLastAttempt(attempt, error as Answered<E>)
       }),
     )
   })
 
+/** A call without an Idempotency-Key (GET, PATCH, DELETE, the token's revocation). */
+const read = <A, E>(send: Effect.Effect<A, E>) => call(send, null, false)
+
 /** A POST with the call's key (see keyOf); input problems are InvalidRequest. */
 const keyedPost = <A, E>(operation: string, options: WriteOptions | undefined, send: Effect.Effect<A, E>) => {
   const key = keyOf(operation, options)
-  return Effect.flatMap(key, (idempotencyKey) => post(send, idempotencyKey, false))
+  return Effect.flatMap(key, (idempotencyKey) => call(send, idempotencyKey, false))
 }
 
 /**
@@ -326,7 +330,7 @@ const criticalPost = <A, E>(
   options: WriteOptions | undefined,
 ) =>
   Effect.flatMap(keyOf(operation, options), (idempotencyKey) =>
-    post(send, idempotencyKey, true, (attempt, error) => {
+    call(send, idempotencyKey, true, (attempt, error) => {
       const pending = (problem: string, errors: ReadonlyArray<ApiError["errors"][number]>) =>
         new PendingOutcome({
           operation,
@@ -409,20 +413,20 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       getUser: (userId) =>
         Effect.flatMap(segment("getUser", userId), (user_id) =>
-          settled(api.users.getUser({ path: { user_id } })),
+          read(api.users.getUser({ path: { user_id } })),
         ),
       findUsers: (query = {}) =>
         Effect.flatMap(checkedQuery(FindUsersQuerySchema, "findUsers", query), (urlParams) =>
-          settled(api.users.findUsers({ urlParams })),
+          read(api.users.findUsers({ urlParams })),
         ),
       updateUser: (userId, input) =>
         Effect.flatMap(
           Effect.zip(segment("updateUser", userId), checked(UpdateUserBody, "updateUser", input)),
-          ([user_id, payload]) => settled(api.users.updateUser({ path: { user_id }, payload })),
+          ([user_id, payload]) => read(api.users.updateUser({ path: { user_id }, payload })),
         ),
       closeUser: (userId) =>
         Effect.flatMap(segment("closeUser", userId), (user_id) =>
-          settled(api.users.closeUser({ path: { user_id } })),
+          read(api.users.closeUser({ path: { user_id } })),
         ),
       openPointsAccount: (userId, writeOptions) =>
         keyedPost(
@@ -434,7 +438,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       getPointsAccount: (userId) =>
         Effect.flatMap(segment("getPointsAccount", userId), (user_id) =>
-          settled(api.users.getPointsAccount({ path: { user_id } })),
+          read(api.users.getPointsAccount({ path: { user_id } })),
         ),
       addPoints: (input, writeOptions) => {
         const send = Effect.flatMap(
@@ -452,11 +456,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
       },
       getTransaction: (transactionId) =>
         Effect.flatMap(segment("getTransaction", transactionId), (transaction_id) =>
-          settled(api.points.getTransaction({ path: { transaction_id } })),
+          read(api.points.getTransaction({ path: { transaction_id } })),
         ),
       findTransactions: (query = {}) =>
         Effect.flatMap(checkedQuery(FindTransactionsQuerySchema, "findTransactions", query), (urlParams) =>
-          settled(api.points.findTransactions({ urlParams })),
+          read(api.points.findTransactions({ urlParams })),
         ),
       createOrder: (input, writeOptions) => {
         const send = Effect.flatMap(checked(CreateOrderBody, "createOrder", input), (payload) =>
@@ -466,11 +470,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
       },
       getOrder: (orderId) =>
         Effect.flatMap(segment("getOrder", orderId), (order_id) =>
-          settled(api.orders.getOrder({ path: { order_id } })),
+          read(api.orders.getOrder({ path: { order_id } })),
         ),
       findOrders: (query = {}) =>
         Effect.flatMap(checkedQuery(FindOrdersQuerySchema, "findOrders", query), (urlParams) =>
-          settled(api.orders.findOrders({ urlParams })),
+          read(api.orders.findOrders({ urlParams })),
         ),
       cancelOrder: (orderId, writeOptions) =>
         keyedPost(
@@ -482,11 +486,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       listEvents: (query = {}) =>
         Effect.flatMap(checkedQuery(ListEventsQuerySchema, "listEvents", query), (urlParams) =>
-          settled(api.events.listEvents({ urlParams })),
+          read(api.events.listEvents({ urlParams })),
         ),
       getEvent: (eventId) =>
         Effect.flatMap(segment("getEvent", eventId), (event_id) =>
-          settled(api.events.getEvent({ path: { event_id } })),
+          read(api.events.getEvent({ path: { event_id } })),
         ),
       createWebhookEndpoint: (input, writeOptions) =>
         keyedPost(
@@ -498,11 +502,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       listWebhookEndpoints: (query = {}) =>
         Effect.flatMap(checkedQuery(WebhookEndpointsQuery, "listWebhookEndpoints", query), (urlParams) =>
-          settled(api.webhookEndpoints.listWebhookEndpoints({ urlParams })),
+          read(api.webhookEndpoints.listWebhookEndpoints({ urlParams })),
         ),
       getWebhookEndpoint: (endpointId) =>
         Effect.flatMap(segment("getWebhookEndpoint", endpointId), (endpoint_id) =>
-          settled(api.webhookEndpoints.getWebhookEndpoint({ path: { endpoint_id } })),
+          read(api.webhookEndpoints.getWebhookEndpoint({ path: { endpoint_id } })),
         ),
       updateWebhookEndpoint: (endpointId, input) =>
         Effect.flatMap(
@@ -511,11 +515,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
             checked(UpdateWebhookEndpointBody, "updateWebhookEndpoint", input),
           ),
           ([endpoint_id, payload]) =>
-            settled(api.webhookEndpoints.updateWebhookEndpoint({ path: { endpoint_id }, payload })),
+            read(api.webhookEndpoints.updateWebhookEndpoint({ path: { endpoint_id }, payload })),
         ),
       deleteWebhookEndpoint: (endpointId) =>
         Effect.flatMap(segment("deleteWebhookEndpoint", endpointId), (endpoint_id) =>
-          settled(api.webhookEndpoints.deleteWebhookEndpoint({ path: { endpoint_id } })),
+          read(api.webhookEndpoints.deleteWebhookEndpoint({ path: { endpoint_id } })),
         ),
       rotateWebhookEndpointSecret: (endpointId, writeOptions) =>
         keyedPost(
@@ -532,7 +536,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
             checkedQuery(WebhookDeliveriesQuery, "listWebhookDeliveries", query),
           ),
           ([endpoint_id, urlParams]) =>
-            settled(api.webhookDeliveries.listDeliveries({ path: { endpoint_id }, urlParams })),
+            read(api.webhookDeliveries.listDeliveries({ path: { endpoint_id }, urlParams })),
         ),
       replayWebhookEvents: (endpointId, input, writeOptions) =>
         keyedPost(
@@ -551,7 +555,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
         Option.match(held, {
           onNone: () => Effect.void,
           // Forgotten only once revoked: a revocation that fails leaves the token in use, to revoke again.
-          onSome: (token) => Effect.zipRight(settled(revoke(token)), tokens.invalidate(token)),
+          onSome: (token) => Effect.zipRight(read(revoke(token)), tokens.invalidate(token)),
         }),
       ),
     }

@@ -2,7 +2,7 @@ import { HttpClient, HttpClientError, HttpClientRequest, HttpClientResponse } fr
 import { Clock, Effect, Either, FiberRef, Option } from "effect"
 import type { AccessTokens } from "./access-tokens.js"
 import { RetriesExhausted } from "./client-errors.js"
-import { currentCall, type LastAttempt } from "./current-call.js"
+import { currentCall, type LastAttempt, noAttempt } from "./current-call.js"
 import { backoffMillis, type ResolvedRetryPolicy, retryAfterMillis } from "./retry-policy.js"
 
 /** A fresh Idempotency-Key: a random UUID (v4), as the published 4.1 recommends. */
@@ -116,13 +116,16 @@ export const resilientHttpClient = <E>(
         request.method !== "POST" || oauth
           ? null
           : (request.headers["idempotency-key"] ??
-            Option.match(call, { onNone: newIdempotencyKey, onSome: (settings) => settings.idempotencyKey }))
+            Option.match(call, {
+              onNone: newIdempotencyKey,
+              onSome: (settings) => settings.idempotencyKey ?? newIdempotencyKey(),
+            }))
       const keyed = key === null ? request : HttpClientRequest.setHeader(request, "Idempotency-Key", key)
       const critical = Option.exists(call, (settings) => settings.critical)
       const bearer = oauth ? Option.none() : tokens
       const started = yield* Clock.currentTimeMillis
       let renewedToken = false
-      let lastAttempt: LastAttempt = { requestId: null, status: null }
+      let lastAttempt: LastAttempt = noAttempt
       let attempts = 0
       const exhausted = (lastFailure: string) =>
         new RetriesExhausted({
@@ -142,14 +145,17 @@ export const resilientHttpClient = <E>(
           const outgoing = token === undefined ? identified : HttpClientRequest.bearerToken(identified, token)
           attempts += 1
           // Known before the answer: an attempt abandoned at the deadline is named by what it sent.
-          lastAttempt = { requestId, status: null }
+          lastAttempt = { ...noAttempt, requestId }
           const outcome = yield* attempt(outgoing)
-          lastAttempt = {
-            requestId: Either.match(outcome, {
-              onLeft: () => requestId,
-              onRight: ({ response }) => response.headers["x-request-id"] ?? requestId,
-            }),
-            status: Either.match(outcome, { onLeft: () => null, onRight: ({ response }) => response.status }),
+          if (Either.isRight(outcome)) {
+            const { headers } = outcome.right.response
+            const retryAfter = retryAfterMillis(headers["retry-after"], yield* Clock.currentTimeMillis)
+            lastAttempt = {
+              requestId: headers["x-request-id"] ?? requestId,
+              status: outcome.right.response.status,
+              replayed: headers["idempotent-replayed"] === "true",
+              retryAfterSeconds: retryAfter === undefined ? null : Math.ceil(retryAfter / 1000),
+            }
           }
           if (Option.isSome(call)) call.value.lastAttempt = lastAttempt
           let failure: RetriableFailure

@@ -75,11 +75,14 @@ const headerRecord = (headers: ReceivedWebhook["headers"]) => {
 // The library takes any base64 text as a secret, so a secret missing its prefix (or none at all) would only
 // ever fail to verify, quietly: a misconfiguration, made loud.
 const webhooksOf = (secrets: ReceivedWebhook["secrets"]) => {
-  const given = typeof secrets === "string" ? [secrets] : secrets
-  if (given.length === 0) return Effect.dieMessage("no signing secret given")
+  // Read from the environment, a secret is often `undefined` at run time whatever its type says.
+  const given: ReadonlyArray<unknown> =
+    typeof secrets === "string" ? [secrets] : Array.isArray(secrets) ? secrets : []
+  if (given.length === 0 || given.some((secret) => typeof secret !== "string" || secret === ""))
+    return Effect.dieMessage("no signing secret given")
   return Effect.try({
     try: () =>
-      given.map((secret) => {
+      (given as ReadonlyArray<string>).map((secret) => {
         if (!secret.startsWith("whsec_")) throw new Error("no whsec_ prefix")
         return new Webhook(secret)
       }),

@@ -195,8 +195,61 @@ describe("The Points client", () => {
         status: 404,
         errors: [{ code: "LE0002", message: "transaction not found" }],
       })
+      const [sent] = server.requestsTo("GET", "/api/points/transactions/t-9")
       expect(server.requestsTo("GET", "/api/points/transactions/t-9")).toHaveLength(1)
+      // Named by the request id the attempt sent (and the server knows it by); a read carries no key.
+      expect(error).toMatchObject({
+        requestId: sent?.headers["x-request-id"],
+        idempotencyKey: null,
+        replayed: false,
+        retryAfterSeconds: null,
+      })
+      expect(error.message).toBe(`LE0002: transaction not found (request ${sent?.headers["x-request-id"]})`)
     }),
+  )
+
+  it.scopedLive(
+    "gives a refusal its attempt's request id, its key, whether it was replayed, and its Retry-After",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* scriptedServer
+        // The server echoes the request id it was sent, as the API does; this one answers a recorded 409.
+        server.script("POST", "/api/webhooks/endpoints", [
+          {
+            status: 409,
+            body: errorBody("LE0007", "a partner has at most 20 webhook endpoints"),
+            headers: { "x-request-id": "req-echoed-1", "idempotent-replayed": "true" },
+          },
+        ])
+        server.script("POST", "/api/users", [
+          { status: 429, body: errorBody("GH1009", "rate limit reached"), headers: { "retry-after": "600" } },
+        ])
+        const client = yield* clientOf(server)
+        const replayed = yield* Effect.flip(
+          client.createWebhookEndpoint({ url: "https://example.com/hooks" }, { idempotencyKey: "hook-1" }),
+        )
+        expect(replayed).toBeInstanceOf(ApiError)
+        expect(replayed).toMatchObject({
+          _tag: "ApiError",
+          status: 409,
+          requestId: "req-echoed-1",
+          idempotencyKey: "hook-1",
+          replayed: true,
+          retryAfterSeconds: null,
+        })
+        // A wait longer than maxRetryAfter (120 s by default) is returned, with how long to wait.
+        const throttled = yield* Effect.flip(
+          client.createUser({ partner_user_id: "p-1", email: "ada@example.com" }),
+        )
+        const [sent] = server.requestsTo("POST", "/api/users")
+        expect(throttled).toMatchObject({
+          status: 429,
+          requestId: sent?.headers["x-request-id"],
+          idempotencyKey: sent?.headers["idempotency-key"],
+          replayed: false,
+          retryAfterSeconds: 600,
+        })
+      }),
   )
 
   it.scopedLive("reads an error code it does not know (a later API version's) as the ApiError it is", () =>
@@ -390,6 +443,8 @@ describe("The Points client", () => {
       const client = yield* clientOf(server)
       const error = yield* Effect.flip(client.getUser("u-1"))
       expect(error).toMatchObject({ _tag: "ApiError", status: 401, errors: [{ code: "GH1001" }] })
+      // Refused at the token endpoint: the call itself was never sent, so no attempt names it.
+      expect(error).toMatchObject({ error: "invalid_client", requestId: null, idempotencyKey: null })
       expect(server.requestsTo("GET", "/api/users/u-1")).toHaveLength(0)
     }),
   )

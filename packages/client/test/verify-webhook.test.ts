@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import { UnknownWebhookEvent, verifyWebhook, WebhookRejected } from "../src/index.js"
 import { userCreatedEvent } from "./fixtures.js"
@@ -115,6 +115,13 @@ describe("verifyWebhook", () => {
       ]) {
         const exit = yield* Effect.exit(verifyWebhook({ secrets, ...signed }))
         expect(exit._tag === "Failure" && exit.cause._tag, JSON.stringify(secrets)).toBe("Die")
+      }
+      // An unset environment variable, whatever the types said: the misconfiguration is named, not a TypeError.
+      for (const secrets of [undefined, [undefined], ""] as unknown as ReadonlyArray<string>) {
+        const exit = yield* Effect.exit(verifyWebhook({ secrets, ...signed }))
+        expect(exit._tag === "Failure" ? Cause.pretty(exit.cause) : "", String(secrets)).toContain(
+          "no signing secret given",
+        )
       }
     }),
   )
