@@ -53,6 +53,13 @@ export class RetriesExhausted extends Schema.TaggedError<RetriesExhausted>()("Re
   requestId: Schema.NullOr(Schema.String),
 }) {
   override get message() {
+    const failed = `${this.method} ${this.url} failed ${this.attempts} times, last: ${this.lastFailure}`
+    // No token could be had: the call itself was never sent, and its key was never used.
+    if (this.url.includes("/api/oauth/")) {
+      const key =
+        this.idempotencyKey === null ? "" : `; retry it later with Idempotency-Key "${this.idempotencyKey}"`
+      return `no access token (${failed}): the call was not sent${key}`
+    }
     const key = this.idempotencyKey === null ? "" : ` (Idempotency-Key "${this.idempotencyKey}")`
     return `${this.method} ${this.url} failed ${this.attempts} times${key}, last: ${this.lastFailure}`
   }

@@ -428,6 +428,10 @@ describe("The Points client", () => {
       const error = yield* Effect.flip(client.addPoints(movement, { idempotencyKey: "add-7" }))
       expect(error).toMatchObject({ _tag: "RetriesExhausted", idempotencyKey: "add-7", lastStatus: 503 })
       expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(0)
+      expect(error.message).toMatch(
+        /^no access token \(POST .*\/api\/oauth\/token failed 2 times, last: status 503\)/,
+      )
+      expect(error.message).toContain('the call was not sent; retry it later with Idempotency-Key "add-7"')
     }),
   )
 
