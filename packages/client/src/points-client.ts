@@ -311,7 +311,7 @@ const call = <A, E, Mapped = Answered<E>>(
   })
 
 /** A call without an Idempotency-Key (GET, PATCH, DELETE, the token's revocation). */
-const read = <A, E>(send: Effect.Effect<A, E>) => call(send, null, false)
+const unkeyed = <A, E>(send: Effect.Effect<A, E>) => call(send, null, false)
 
 /** A POST with the call's key (see keyOf); input problems are InvalidRequest. */
 const keyedPost = <A, E>(operation: string, options: WriteOptions | undefined, send: Effect.Effect<A, E>) => {
@@ -413,20 +413,20 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       getUser: (userId) =>
         Effect.flatMap(segment("getUser", userId), (user_id) =>
-          read(api.users.getUser({ path: { user_id } })),
+          unkeyed(api.users.getUser({ path: { user_id } })),
         ),
       findUsers: (query = {}) =>
         Effect.flatMap(checkedQuery(FindUsersQuerySchema, "findUsers", query), (urlParams) =>
-          read(api.users.findUsers({ urlParams })),
+          unkeyed(api.users.findUsers({ urlParams })),
         ),
       updateUser: (userId, input) =>
         Effect.flatMap(
           Effect.zip(segment("updateUser", userId), checked(UpdateUserBody, "updateUser", input)),
-          ([user_id, payload]) => read(api.users.updateUser({ path: { user_id }, payload })),
+          ([user_id, payload]) => unkeyed(api.users.updateUser({ path: { user_id }, payload })),
         ),
       closeUser: (userId) =>
         Effect.flatMap(segment("closeUser", userId), (user_id) =>
-          read(api.users.closeUser({ path: { user_id } })),
+          unkeyed(api.users.closeUser({ path: { user_id } })),
         ),
       openPointsAccount: (userId, writeOptions) =>
         keyedPost(
@@ -438,7 +438,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       getPointsAccount: (userId) =>
         Effect.flatMap(segment("getPointsAccount", userId), (user_id) =>
-          read(api.users.getPointsAccount({ path: { user_id } })),
+          unkeyed(api.users.getPointsAccount({ path: { user_id } })),
         ),
       addPoints: (input, writeOptions) => {
         const send = Effect.flatMap(
@@ -456,11 +456,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
       },
       getTransaction: (transactionId) =>
         Effect.flatMap(segment("getTransaction", transactionId), (transaction_id) =>
-          read(api.points.getTransaction({ path: { transaction_id } })),
+          unkeyed(api.points.getTransaction({ path: { transaction_id } })),
         ),
       findTransactions: (query = {}) =>
         Effect.flatMap(checkedQuery(FindTransactionsQuerySchema, "findTransactions", query), (urlParams) =>
-          read(api.points.findTransactions({ urlParams })),
+          unkeyed(api.points.findTransactions({ urlParams })),
         ),
       createOrder: (input, writeOptions) => {
         const send = Effect.flatMap(checked(CreateOrderBody, "createOrder", input), (payload) =>
@@ -470,11 +470,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
       },
       getOrder: (orderId) =>
         Effect.flatMap(segment("getOrder", orderId), (order_id) =>
-          read(api.orders.getOrder({ path: { order_id } })),
+          unkeyed(api.orders.getOrder({ path: { order_id } })),
         ),
       findOrders: (query = {}) =>
         Effect.flatMap(checkedQuery(FindOrdersQuerySchema, "findOrders", query), (urlParams) =>
-          read(api.orders.findOrders({ urlParams })),
+          unkeyed(api.orders.findOrders({ urlParams })),
         ),
       cancelOrder: (orderId, writeOptions) =>
         keyedPost(
@@ -486,11 +486,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       listEvents: (query = {}) =>
         Effect.flatMap(checkedQuery(ListEventsQuerySchema, "listEvents", query), (urlParams) =>
-          read(api.events.listEvents({ urlParams })),
+          unkeyed(api.events.listEvents({ urlParams })),
         ),
       getEvent: (eventId) =>
         Effect.flatMap(segment("getEvent", eventId), (event_id) =>
-          read(api.events.getEvent({ path: { event_id } })),
+          unkeyed(api.events.getEvent({ path: { event_id } })),
         ),
       createWebhookEndpoint: (input, writeOptions) =>
         keyedPost(
@@ -502,11 +502,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
         ),
       listWebhookEndpoints: (query = {}) =>
         Effect.flatMap(checkedQuery(WebhookEndpointsQuery, "listWebhookEndpoints", query), (urlParams) =>
-          read(api.webhookEndpoints.listWebhookEndpoints({ urlParams })),
+          unkeyed(api.webhookEndpoints.listWebhookEndpoints({ urlParams })),
         ),
       getWebhookEndpoint: (endpointId) =>
         Effect.flatMap(segment("getWebhookEndpoint", endpointId), (endpoint_id) =>
-          read(api.webhookEndpoints.getWebhookEndpoint({ path: { endpoint_id } })),
+          unkeyed(api.webhookEndpoints.getWebhookEndpoint({ path: { endpoint_id } })),
         ),
       updateWebhookEndpoint: (endpointId, input) =>
         Effect.flatMap(
@@ -515,11 +515,11 @@ export const makePointsClient = (options: PointsClientOptions) =>
             checked(UpdateWebhookEndpointBody, "updateWebhookEndpoint", input),
           ),
           ([endpoint_id, payload]) =>
-            read(api.webhookEndpoints.updateWebhookEndpoint({ path: { endpoint_id }, payload })),
+            unkeyed(api.webhookEndpoints.updateWebhookEndpoint({ path: { endpoint_id }, payload })),
         ),
       deleteWebhookEndpoint: (endpointId) =>
         Effect.flatMap(segment("deleteWebhookEndpoint", endpointId), (endpoint_id) =>
-          read(api.webhookEndpoints.deleteWebhookEndpoint({ path: { endpoint_id } })),
+          unkeyed(api.webhookEndpoints.deleteWebhookEndpoint({ path: { endpoint_id } })),
         ),
       rotateWebhookEndpointSecret: (endpointId, writeOptions) =>
         keyedPost(
@@ -536,7 +536,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
             checkedQuery(WebhookDeliveriesQuery, "listWebhookDeliveries", query),
           ),
           ([endpoint_id, urlParams]) =>
-            read(api.webhookDeliveries.listDeliveries({ path: { endpoint_id }, urlParams })),
+            unkeyed(api.webhookDeliveries.listDeliveries({ path: { endpoint_id }, urlParams })),
         ),
       replayWebhookEvents: (endpointId, input, writeOptions) =>
         keyedPost(
@@ -555,7 +555,7 @@ export const makePointsClient = (options: PointsClientOptions) =>
         Option.match(held, {
           onNone: () => Effect.void,
           // Forgotten only once revoked: a revocation that fails leaves the token in use, to revoke again.
-          onSome: (token) => Effect.zipRight(read(revoke(token)), tokens.invalidate(token)),
+          onSome: (token) => Effect.zipRight(unkeyed(revoke(token)), tokens.invalidate(token)),
         }),
       ),
     }
