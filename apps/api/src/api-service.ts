@@ -45,11 +45,15 @@ const ServerLive = Layer.unwrapEffect(
   Effect.map(Effect.all([Settings, ApiNodeServer]), ([settings, server]) => {
     const scheme = Option.isSome(settings.tlsCertFile) ? "https" : "http"
     // One line saying where it listens: operators (and the process tests) wait for it.
+    // With no ADMIN_TOKEN the admin API answers 404 like any unknown path: say so once, where it is looked for.
+    const admin = Option.isSome(settings.adminToken)
+      ? "admin API on /admin/api"
+      : "admin API off (ADMIN_TOKEN unset)"
     const listening = Layer.effectDiscard(
       Effect.flatMap(HttpServer.HttpServer, (http) =>
         http.address._tag === "TcpAddress"
-          ? Effect.logInfo(`listening on ${scheme}://${http.address.hostname}:${http.address.port}`)
-          : Effect.logInfo(`listening on ${http.address.path}`),
+          ? Effect.logInfo(`listening on ${scheme}://${http.address.hostname}:${http.address.port}; ${admin}`)
+          : Effect.logInfo(`listening on ${http.address.path}; ${admin}`),
       ),
     )
     const address = `${settings.host}:${settings.port}`

@@ -342,6 +342,35 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
     }),
   )
 
+  it.scoped("says at start when the admin API is off, and then has none (404 NN1002)", () =>
+    Effect.gen(function* () {
+      const pg = yield* PgClient.PgClient
+      const databaseUrl = pg.config.url
+      if (databaseUrl === undefined) return yield* Effect.dieMessage("the test database has no URL")
+      const port = yield* freePort
+      const api = yield* apiProcess({
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: Redacted.value(databaseUrl),
+      })
+      yield* waitForOutput(
+        api,
+        `listening on http://127.0.0.1:${port}; admin API off (ADMIN_TOKEN unset)`,
+        30,
+      )
+      const answer = yield* Effect.promise(() =>
+        fetch(`http://127.0.0.1:${port}/admin/api/partners`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        }).then(async (response) => ({
+          status: response.status,
+          body: (await response.json()) as { errors: Array<{ code: string }> },
+        })),
+      )
+      expect(answer.status).toBe(404)
+      expect(answer.body.errors[0]?.code).toBe("NN1002")
+    }),
+  )
+
   it.scoped(
     "serves HTTPS, logs JSON lines without secrets, and on SIGTERM finishes in-flight requests and exits 0",
     () =>
@@ -361,6 +390,7 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
           LOG_LEVEL: "info",
         })
         yield* waitForOutput(api, `listening on https://127.0.0.1:${port}`, 30)
+        expect(api.stdout()).toContain(`listening on https://127.0.0.1:${port}; admin API on /admin/api`)
 
         const ready = yield* httpsCall(port, tls.ca, "GET", "/health/ready").pipe(Effect.orDie)
         expect(ready.status).toBe(200)

@@ -109,6 +109,30 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("Clie
         expect((yield* call("GET", "/api/users", { token: bearer })).status).toBe(200)
       }
       expect((yield* tokenFor(clientId, `${clientSecret}x`)).status).toBe(401)
+
+      // The credential's list shows the grace period running, so an operator can see it before rotating again.
+      const listed = () =>
+        Effect.map(
+          call("GET", `/admin/api/partners/${partnerId}/clients`, { headers: admin }),
+          (answer) =>
+            (
+              answer.body.data as Array<{ client_id: string; previous_secret_valid_until: string | null }>
+            ).find((credential) => credential.client_id === clientId)?.previous_secret_valid_until,
+        )
+      expect(yield* listed()).toBe(rotated.body.previous_secret_valid_until)
+      // A rotation keeps one replaced secret: rotating again within the grace period ends the first one at once.
+      const again = yield* call(
+        "POST",
+        `/admin/api/partners/${partnerId}/clients/${clientId}/rotate-secret`,
+        { headers: admin },
+      )
+      expect(again.status).toBe(200)
+      expect((yield* tokenFor(clientId, clientSecret)).status).toBe(401)
+      expect((yield* tokenFor(clientId, newSecret)).status).toBe(200)
+      expect(yield* listed()).toBe(again.body.previous_secret_valid_until)
+      // Revoked, no secret gets a token: none is shown as still working.
+      yield* call("DELETE", `/admin/api/partners/${partnerId}/clients/${clientId}`, { headers: admin })
+      expect(yield* listed()).toBeNull()
     }),
   )
 
@@ -137,6 +161,11 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("Clie
       expect(refusedOld.status).toBe(401)
       expect(refusedOld.body.errors[0].code).toBe("GH1001")
       expect((yield* tokenFor(clientId, rotated.body.client_secret)).status).toBe(200)
+      // Nothing replaced still works: the list shows none.
+      const listed = yield* call("GET", `/admin/api/partners/${partnerId}/clients`, { headers: admin })
+      expect(listed.body.data).toEqual([
+        expect.objectContaining({ client_id: clientId, previous_secret_valid_until: null }),
+      ])
     }),
   )
 })

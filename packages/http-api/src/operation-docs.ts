@@ -121,7 +121,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "admin.rotateCredentialSecret": {
     summary: "Rotate a client secret (admin)",
     description:
-      "The answer shows the new secret this once, `created_at` the time it was made (the rotation's; the credential's own creation time stays in its list), and `previous_secret_valid_until`: the previous secret keeps working for `grace_seconds` (default 24 hours; 0 ends it at once, for a secret that leaked). Tokens already issued keep working until they expire; revoke the credential to end them too.",
+      "The answer shows the new secret this once, `created_at` the time it was made (the rotation's; the credential's own creation time stays in its list), and `previous_secret_valid_until`: the previous secret keeps working for `grace_seconds` (default 24 hours; 0 ends it at once, for a secret that leaked). Tokens already issued keep working until they expire; revoke the credential to end them too. A credential keeps one replaced secret: a second rotation within the grace period ends the first replaced secret at once (the credential's list shows `previous_secret_valid_until` while one still works).",
   },
   "admin.revokeCredential": {
     summary: "Revoke client credentials (admin)",

@@ -63,11 +63,12 @@ const list = Command.make("list", { partnerId, limit, cursor, json }, ({ partner
     (page) =>
       Effect.zipRight(
         printTable(
-          ["CLIENT_ID", "NAME", "STATUS", "CREATED_AT", "UPDATED_AT"],
+          ["CLIENT_ID", "NAME", "STATUS", "PREVIOUS_SECRET_UNTIL", "CREATED_AT", "UPDATED_AT"],
           page.data.map((credential) => [
             credential.client_id,
             credential.name,
             credential.status,
+            credential.previous_secret_valid_until,
             credential.created_at,
             credential.updated_at,
           ]),
@@ -114,6 +115,7 @@ const credentialFields = (title: string, credential: CredentialResource) =>
     ["client_id", credential.client_id],
     ["name", credential.name],
     ["status", credential.status],
+    ["previous_secret_valid_until", credential.previous_secret_valid_until],
     ["created_at", credential.created_at],
     ["updated_at", credential.updated_at],
   ])

@@ -145,11 +145,16 @@ export const PartnerResource = Schema.Struct({
 }).pipe(Schema.annotations({ identifier: "Partner" }))
 export type PartnerResource = typeof PartnerResource.Type
 
-/** A client credential as the admin API lists it: never a secret, nor its hash. */
+/**
+ * A client credential as the admin API lists it: never a secret, nor its hash. `previous_secret_valid_until`
+ * is until when the secret its latest rotation replaced still gets tokens, null when none does (never
+ * rotated, its grace period over, or the credential revoked); a rotation keeps only that one replaced secret.
+ */
 export const CredentialResource = Schema.Struct({
   client_id: Schema.String,
   name: Schema.NullOr(Schema.String),
   status: Schema.Literal("active", "revoked"),
+  previous_secret_valid_until: Schema.NullOr(IsoTimestamp),
   created_at: IsoTimestamp,
   updated_at: IsoTimestamp,
 }).pipe(Schema.annotations({ identifier: "ClientCredential" }))

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { ClientCredential } from "@points/domain"
 import { idAsIssued, isUuid } from "@points/domain"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { equals, type PageRequest, selectPage } from "./keyset-page.js"
 import type { CredentialResource } from "./resources.js"
 import { isoFromDatabase, isoOf } from "./row-batches.js"
@@ -68,35 +68,55 @@ export const upsertCredentials = (rows: ReadonlyArray<CredentialRow>) =>
     ]),
   )
 
-interface CredentialDatabaseRow {
+/** A `client_credentials` row as `CREDENTIAL_RESOURCE_COLUMNS` selects it. */
+export interface CredentialResourceRow {
   readonly client_id: string
   readonly name: string | null
   readonly status: ClientCredential.CredentialStatus
+  readonly previous_valid_until: Date | null
   readonly created_at: Date
   readonly updated_at: Date
 }
 
-const toResource = (row: CredentialDatabaseRow): CredentialResource => ({
-  client_id: row.client_id,
-  name: row.name,
-  status: row.status,
-  created_at: isoFromDatabase(row.created_at),
-  updated_at: isoFromDatabase(row.updated_at),
-})
+/** The columns `credentialResourceOf` reads. */
+export const CREDENTIAL_RESOURCE_COLUMNS =
+  "client_id, name, status, previous_valid_until, created_at, updated_at"
+
+/**
+ * A credential's row as the admin API shows it, at `nowMillis` (Effect's Clock, on which grace periods are
+ * set and judged): a replaced secret past its grace period, or of a revoked credential, gets no token.
+ */
+export const credentialResourceOf =
+  (nowMillis: number) =>
+  (row: CredentialResourceRow): CredentialResource => ({
+    client_id: row.client_id,
+    name: row.name,
+    status: row.status,
+    previous_secret_valid_until:
+      row.status === "active" &&
+      row.previous_valid_until !== null &&
+      nowMillis < row.previous_valid_until.getTime()
+        ? isoFromDatabase(row.previous_valid_until)
+        : null,
+    created_at: isoFromDatabase(row.created_at),
+    updated_at: isoFromDatabase(row.updated_at),
+  })
 
 /** A page of a partner's client credentials (revoked ones included), oldest first; never a secret hash. */
 export const listCredentials = (partnerId: string, request: PageRequest = {}) =>
-  selectPage({
-    list: "clients",
-    table: "client_credentials",
-    columns: "client_id, name, status, created_at, updated_at",
-    key: "client_id",
-    scope: [equals("partner_id", partnerId)],
-    filters: [],
-    request,
-    keyOf: (row: CredentialDatabaseRow) => row.client_id,
-    toResource,
-  })
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    selectPage({
+      list: "clients",
+      table: "client_credentials",
+      columns: CREDENTIAL_RESOURCE_COLUMNS,
+      key: "client_id",
+      scope: [equals("partner_id", partnerId)],
+      filters: [],
+      request,
+      keyOf: (row: CredentialResourceRow) => row.client_id,
+      toResource: credentialResourceOf(now),
+    }),
+  )
 
 /** What the token endpoint checks a client secret against. Internal: holds hashes, never published. */
 export interface CredentialForAuthentication {
