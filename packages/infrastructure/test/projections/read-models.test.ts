@@ -379,6 +379,8 @@ layer(projectionDatabase())("inline read models", (it) => {
               client_id: kept,
               name: "backend",
               status: "active",
+              // The replaced secret still gets tokens for the default day after the rotation.
+              previous_secret_valid_until: at(86_410),
               created_at: at(0),
               updated_at: at(10),
             },
@@ -386,6 +388,7 @@ layer(projectionDatabase())("inline read models", (it) => {
               client_id: revoked,
               name: null,
               status: "revoked",
+              previous_secret_valid_until: null,
               created_at: at(0),
               updated_at: at(10),
             },
@@ -402,6 +405,10 @@ layer(projectionDatabase())("inline read models", (it) => {
           previous_valid_until: new Date(at(86_410)),
         })
         expect(Option.isNone(yield* findCredentialForAuthentication("unknown"))).toBe(true)
+        // Once the grace period is over, the list no longer shows a replaced secret as working.
+        yield* TestClock.adjust("86400 seconds")
+        const later = yield* listCredentials(partnerId)
+        expect(later.data.map((credential) => credential.previous_secret_valid_until)).toEqual([null, null])
       }),
     )
   })

@@ -57,6 +57,7 @@ layer(serviceDatabase(), { excludeTestServices: true })("partner and credential 
             client_id: issued.client_id,
             name: "backend",
             status: "active",
+            previous_secret_valid_until: null,
             created_at: issued.created_at,
             updated_at: issued.created_at,
           },
