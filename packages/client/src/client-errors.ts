@@ -1,6 +1,6 @@
 import { ApiError, ErrorEntry } from "@points/http-api"
 import { Schema } from "effect"
-import type { LastAttempt } from "./current-call.js"
+import { type LastAttempt, noAttempt } from "./current-call.js"
 
 /** The critical operations of the published retry guidance (section 4.2): a 500 there is never retried. */
 export const CriticalOperation = Schema.Literal("createOrder", "addPoints", "subtractPoints")
@@ -54,8 +54,9 @@ export class RetriesExhausted extends Schema.TaggedError<RetriesExhausted>()("Re
 }) {
   override get message() {
     const failed = `${this.method} ${this.url} failed ${this.attempts} times, last: ${this.lastFailure}`
-    // No token could be had: the call itself was never sent, and its key was never used.
-    if (this.url.includes("/api/oauth/")) {
+    // The token endpoint's retries end a call only before its first attempt (after one, the call's own
+    // RetriesExhausted says so): the call itself was never sent, and its key was never used.
+    if (new URL(this.url, "http://base.invalid").pathname.endsWith("/api/oauth/token")) {
       const key =
         this.idempotencyKey === null ? "" : `; retry it later with Idempotency-Key "${this.idempotencyKey}"`
       return `no access token (${failed}): the call was not sent${key}`
@@ -108,7 +109,17 @@ export class AnsweredApiError extends ApiError {
   readonly replayed: boolean
   readonly retryAfterSeconds: number | null
 
-  constructor(error: ApiError, attempt: LastAttempt, idempotencyKey: string | null) {
+  /**
+   * The refusal `error` as answered to `attempt` of a call with `idempotencyKey`. Without them (a test double,
+   * `AnsweredApiError.make({ status, errors })`), no attempt is named: `requestId` null, not `replayed`.
+   */
+  constructor(
+    error: Pick<ApiError, "status" | "errors" | "error" | "error_description">,
+    attempt?: LastAttempt | boolean,
+    idempotencyKey: string | null = null,
+  ) {
+    // Schema's own constructions (make, decode) pass a validation flag second: no attempt then.
+    const answered = typeof attempt === "object" ? attempt : noAttempt
     super(
       {
         status: error.status,
@@ -118,10 +129,10 @@ export class AnsweredApiError extends ApiError {
       },
       true,
     )
-    this.requestId = attempt.requestId
+    this.requestId = answered.requestId
     this.idempotencyKey = idempotencyKey
-    this.replayed = attempt.replayed
-    this.retryAfterSeconds = attempt.retryAfterSeconds
+    this.replayed = answered.replayed
+    this.retryAfterSeconds = answered.retryAfterSeconds
   }
 
   override get message() {

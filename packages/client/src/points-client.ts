@@ -277,9 +277,10 @@ type Answered<E> = Exclude<E, ProtocolFailure | ApiError> | ProtocolError | Answ
 /**
  * Runs one call: a POST with its Idempotency-Key on every attempt (`idempotencyKey`), or any other request
  * (null). A refusal becomes an AnsweredApiError, with the request id, key and headers of the attempt that got
- * it. A failure to get a token first is reported with the call's key too: the call was not sent, and may be
- * retried later with it. An answer outside the contract names the key and the last attempt's request id
- * (`onLastAttempt` sees the attempt either way).
+ * it. A failure to get a token before the first attempt is reported with the call's key too: the call was not
+ * sent, and may be retried later with it (after an attempt, the call's own RetriesExhausted says so). An
+ * answer outside the contract names the key and the last attempt's request id (`onLastAttempt` sees the
+ * attempt either way).
  */
 const call = <A, E, Mapped = Answered<E>>(
   send: Effect.Effect<A, E>,
@@ -387,16 +388,14 @@ export const makePointsClient = (options: PointsClientOptions) =>
       .pipe(Effect.locally(currentCall, Option.none()))
     const tokens = yield* makeAccessTokens(fetchToken, renewBeforeSeconds * 1000)
     const revoke = (token: string) =>
-      oauth
-        .revokeToken({
-          payload: {
-            token,
-            token_type_hint: "access_token",
-            client_id: options.clientId,
-            client_secret: Redacted.value(secret),
-          },
-        })
-        .pipe(Effect.locally(currentCall, Option.none()))
+      oauth.revokeToken({
+        payload: {
+          token,
+          token_type_hint: "access_token",
+          client_id: options.clientId,
+          client_secret: Redacted.value(secret),
+        },
+      })
     const api = yield* HttpApiClient.makeWith(PointsApi, {
       httpClient: resilientHttpClient(base, policy, Option.some(tokens)),
       baseUrl: options.baseUrl,

@@ -15,6 +15,10 @@ const newRequestId = (): string => globalThis.crypto.randomUUID()
 // The token endpoints take no Idempotency-Key (DESIGN.md section 4) and no bearer token.
 const isOAuthEndpoint = (url: string) => url.includes("/api/oauth/")
 
+// An error's own words, whatever it is (a token endpoint's refusal, its retries run out).
+const messageOf = (error: unknown) =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
+
 /** A failed attempt worth retrying: what happened, and the least wait the server asked for. */
 interface RetriableFailure {
   readonly status: number | null
@@ -139,7 +143,17 @@ export const resilientHttpClient = <E>(
         })
       const retrying = Effect.gen(function* () {
         for (let retry = 0; ; ) {
-          const token = Option.isSome(bearer) ? yield* bearer.value.current : undefined
+          // No token to send it (again): before any attempt the call was not sent, and the token's own failure
+          // says why; after one, the call's outcome may be open, so its retries end here, as the call's.
+          const token = Option.isSome(bearer)
+            ? yield* Effect.catchAll(
+                bearer.value.current,
+                (error): Effect.Effect<never, E | RetriesExhausted> =>
+                  attempts === 0
+                    ? Effect.fail(error)
+                    : Effect.fail(exhausted(`no access token (${messageOf(error)})`)),
+              )
+            : undefined
           const requestId = newRequestId()
           const identified = HttpClientRequest.setHeader(keyed, "X-Request-ID", requestId)
           const outgoing = token === undefined ? identified : HttpClientRequest.bearerToken(identified, token)

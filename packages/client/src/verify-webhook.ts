@@ -78,8 +78,10 @@ const webhooksOf = (secrets: ReceivedWebhook["secrets"]) => {
   // Read from the environment, a secret is often `undefined` at run time whatever its type says.
   const given: ReadonlyArray<unknown> =
     typeof secrets === "string" ? [secrets] : Array.isArray(secrets) ? secrets : []
-  if (given.length === 0 || given.some((secret) => typeof secret !== "string" || secret === ""))
-    return Effect.dieMessage("no signing secret given")
+  if (given.length === 0) return Effect.dieMessage("no signing secret given")
+  const unset = given.findIndex((secret) => typeof secret !== "string" || secret === "")
+  if (unset !== -1)
+    return Effect.dieMessage(`signing secret ${unset + 1} of ${given.length} is empty or not set`)
   return Effect.try({
     try: () =>
       (given as ReadonlyArray<string>).map((secret) => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ApiError } from "@points/http-api"
 import { Cause, Effect, Exit } from "effect"
 import {
+  AnsweredApiError,
   type InvalidRequest,
   makePointsClient,
   PendingOutcome,
@@ -432,6 +433,96 @@ describe("The Points client", () => {
         /^no access token \(POST .*\/api\/oauth\/token failed 2 times, last: status 503\)/,
       )
       expect(error.message).toContain('the call was not sent; retry it later with Idempotency-Key "add-7"')
+    }),
+  )
+
+  it.scopedLive(
+    "ends a call whose token cannot be renewed after an attempt as the call's RetriesExhausted, not as unsent",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* scriptedServer
+        const issued = {
+          token_id: "0198d7e2-0000-7000-8000-000000000001",
+          token: "tok-a",
+          access_token: "tok-a",
+          token_type: "Bearer",
+          expires_at: Math.floor(Date.now() / 1000) + 3600,
+          expires_in: 3600,
+        }
+        // The first token is refused by the API (revoked, say); renewing it, the credential is refused.
+        server.script("POST", "/api/oauth/token", [
+          { status: 200, body: issued },
+          {
+            status: 401,
+            body: { ...errorBody("GH1001", "invalid client credentials"), error: "invalid_client" },
+          },
+        ])
+        server.script("POST", "/api/points/add", [
+          {
+            status: 401,
+            body: errorBody("GH1003", "invalid token"),
+            headers: { "x-request-id": "req-add-1" },
+          },
+        ])
+        const client = yield* clientOf(server)
+        const error = yield* Effect.flip(client.addPoints(movement, { idempotencyKey: "add-renewal" }))
+        // Sent once: its outcome is the call's to report, with the attempt that was answered.
+        expect(error).toMatchObject({
+          _tag: "RetriesExhausted",
+          url: expect.stringContaining("/api/points/add"),
+          attempts: 1,
+          lastStatus: 401,
+          idempotencyKey: "add-renewal",
+          requestId: "req-add-1",
+        })
+        expect(error.message).toContain("no access token (GH1001: invalid client credentials")
+        expect(error.message).not.toContain("not sent")
+        expect(server.requestsTo("POST", "/api/points/add")).toHaveLength(1)
+      }),
+  )
+
+  it.scopedLive("names the revocation's answer when it is refused, and keeps the token to revoke again", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer
+      server.script("GET", "/api/users/u-1", [{ status: 200, body: userBody("u-1") }])
+      server.script("POST", "/api/oauth/revoke", [
+        {
+          status: 400,
+          body: errorBody("GH1006", "token is required"),
+          headers: { "x-request-id": "req-rv-1" },
+        },
+      ])
+      const client = yield* clientOf(server)
+      yield* client.getUser("u-1")
+      const error = yield* Effect.flip(client.revokeAccessToken)
+      expect(error).toMatchObject({
+        _tag: "ApiError",
+        status: 400,
+        requestId: "req-rv-1",
+        idempotencyKey: null,
+      })
+      // Still held: the next call sends the same token, and needs no new one.
+      yield* client.getUser("u-1")
+      expect(server.requestsTo("POST", "/api/oauth/token")).toHaveLength(1)
+    }),
+  )
+
+  it.effect("builds a refusal for a test double without an attempt", () =>
+    Effect.sync(() => {
+      const made = AnsweredApiError.make({
+        status: 404,
+        errors: [{ id: "e-1", code: "LE0002", message: "not found" }],
+      })
+      expect(made).toBeInstanceOf(ApiError)
+      expect(made).toMatchObject({
+        _tag: "ApiError",
+        status: 404,
+        requestId: null,
+        idempotencyKey: null,
+        replayed: false,
+        retryAfterSeconds: null,
+      })
+      expect(made.message).toBe("LE0002: not found")
     }),
   )
 

@@ -117,11 +117,16 @@ describe("verifyWebhook", () => {
         expect(exit._tag === "Failure" && exit.cause._tag, JSON.stringify(secrets)).toBe("Die")
       }
       // An unset environment variable, whatever the types said: the misconfiguration is named, not a TypeError.
-      for (const secrets of [undefined, [undefined], ""] as unknown as ReadonlyArray<string>) {
-        const exit = yield* Effect.exit(verifyWebhook({ secrets, ...signed }))
-        expect(exit._tag === "Failure" ? Cause.pretty(exit.cause) : "", String(secrets)).toContain(
-          "no signing secret given",
+      const dies = [
+        [undefined, "no signing secret given"],
+        [[undefined], "signing secret 1 of 1 is empty or not set"],
+        [[secret, undefined], "signing secret 2 of 2 is empty or not set"],
+      ] as const
+      for (const [secrets, problem] of dies) {
+        const exit = yield* Effect.exit(
+          verifyWebhook({ secrets: secrets as unknown as ReadonlyArray<string>, ...signed }),
         )
+        expect(exit._tag === "Failure" ? Cause.pretty(exit.cause) : "", String(secrets)).toContain(problem)
       }
     }),
   )

@@ -262,6 +262,7 @@ describe("The HTTP contract", () => {
       "WebhookDelivery.next_attempt_at",
       "RotatedClientCredential.created_at",
       "RotatedClientCredential.previous_secret_valid_until",
+      "ClientCredential.previous_secret_valid_until",
       "{partner_id}/clients/post/responses/201/content/application/json/schema.created_at",
     ]) {
       expect(
