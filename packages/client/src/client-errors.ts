@@ -35,6 +35,9 @@ export class PendingOutcome extends Schema.TaggedError<PendingOutcome>()("Pendin
   }
 }
 
+// The URL of the token endpoint (Create token), not of the revocation beside it.
+const TOKEN_ENDPOINT = /\/api\/oauth\/token(?:[?#]|$)/
+
 /**
  * Every allowed attempt met a retriable failure (no response, 502/503/504, 429, a 500 outside the critical
  * operations): the outcome of a POST is unknown. Retry later with the same `idempotencyKey` (within 24 hours)
@@ -53,16 +56,17 @@ export class RetriesExhausted extends Schema.TaggedError<RetriesExhausted>()("Re
   requestId: Schema.NullOr(Schema.String),
 }) {
   override get message() {
-    const failed = `${this.method} ${this.url} failed ${this.attempts} times, last: ${this.lastFailure}`
+    const failed = `${this.method} ${this.url} failed ${this.attempts} times`
+    const last = `last: ${this.lastFailure}`
     // The token endpoint's retries end a call only before its first attempt (after one, the call's own
     // RetriesExhausted says so): the call itself was never sent, and its key was never used.
-    if (new URL(this.url, "http://base.invalid").pathname.endsWith("/api/oauth/token")) {
+    if (TOKEN_ENDPOINT.test(this.url)) {
       const key =
         this.idempotencyKey === null ? "" : `; retry it later with Idempotency-Key "${this.idempotencyKey}"`
-      return `no access token (${failed}): the call was not sent${key}`
+      return `no access token (${failed}, ${last}): the call was not sent${key}`
     }
     const key = this.idempotencyKey === null ? "" : ` (Idempotency-Key "${this.idempotencyKey}")`
-    return `${this.method} ${this.url} failed ${this.attempts} times${key}, last: ${this.lastFailure}`
+    return `${failed}${key}, ${last}`
   }
 }
 
