@@ -163,6 +163,23 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }),
   )
 
+  it.scoped("refuses a chunked body past 1 MiB that nobody reads (its token unknown), and stays up", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      // Its token is looked up while the body arrives: nobody reads it, and it goes over the limit meanwhile.
+      const chunked = yield* heldRequest(
+        base,
+        `POST /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pos_at_${"C".repeat(43)}\r\n` +
+          "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+          `100000\r\n${"a".repeat(0x100000)}\r\n100\r\n${"a".repeat(0x100)}\r\n`,
+        0,
+      )
+      const reply = yield* Effect.promise(() => chunked.answer)
+      expect(reply.split("\r\n")[0]).toMatch(/^HTTP\/1\.1 (401|413) /)
+      expect((yield* call("GET", "/health/live")).status).toBe(200)
+    }),
+  )
+
   it.scoped(
     "bounds the bodies held while they arrive: past 64 MiB a body is refused 503 SV5003, then taken again",
     () =>
@@ -184,6 +201,24 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
         expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
         expect(answer).toContain('"code":"SV5003"')
+        // Bodies nobody reads run out of room too (a path that names no route, a token still being looked
+        // up): each request is answered and the process stays up (an 'error' event nobody listened to ended
+        // it, with every request in flight).
+        for (const [path, authorization] of [
+          ["/no/such/route", ""],
+          ["/api/users", `Authorization: Bearer pos_at_${"B".repeat(43)}\r\n`],
+        ] as const) {
+          const unread = yield* heldRequest(
+            base,
+            `POST ${path} HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\n` +
+              "Content-Length: 100000\r\n\r\n",
+            100_000,
+          )
+          const reply = yield* Effect.promise(() => unread.answer)
+          expect(reply.split("\r\n")[0], path).toMatch(/^HTTP\/1\.1 (401|404|503) /)
+          unread.close()
+        }
+        expect((yield* call("GET", "/health/live")).status).toBe(200)
         // A points movement the direct write path holds the body of is refused alike, before anything ran.
         const directAnswers = () =>
           Effect.map(call("GET", "/metrics"), (reply) =>

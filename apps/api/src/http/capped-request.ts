@@ -93,14 +93,14 @@ export class CappedRequest extends IncomingMessage {
       this.bodyBytes += chunk.length
       if (this.bodyBytes > MAX_BODY_BYTES) {
         this.tooLarge = true
-        this.destroy(new BodyTooLarge())
+        this.refuse(new BodyTooLarge())
         return true
       }
       // A body nobody reads is dropped as it comes (Node's dump, after the answer): it holds nothing.
       if (this.dumped) return super.push(chunk, encoding)
       if (bufferedBodyBytes + chunk.length > MAX_BUFFERED_BODY_BYTES) {
         this.overBudget = true
-        this.destroy(new BodyOverBudget())
+        this.refuse(new BodyOverBudget())
         return true
       }
       bufferedBodyBytes += chunk.length
@@ -112,6 +112,14 @@ export class CappedRequest extends IncomingMessage {
       }
     }
     return super.push(chunk, encoding)
+  }
+
+  // A body over a cap ends its stream: with the failure for a reader (the body decoding, the direct write
+  // path), which listens for errors. A body nobody reads yet (its request refused before routing, or its
+  // token being looked up) must not fail with no listener: an 'error' event nobody handles ends the process.
+  // Its request is answered from the flags (tooLarge, overBudget), and no reader is started for it.
+  private refuse(error: Error) {
+    this.destroy(this.listenerCount("error") > 0 ? error : undefined)
   }
 
   // The end of the body, as any reader sees it: a failure for one that reads a body that is not UTF-8.

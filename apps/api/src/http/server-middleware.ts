@@ -225,6 +225,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const incoming = NodeHttpServerRequest.toIncomingMessage(request)
     const bodyRead = hasBody(request.headers)
       ? Effect.flatMap(credentialsAdmitBody(path), (admitted) => {
+          // Refused over a cap while its token was checked: answered below, from the flags, with no read.
+          if (bodyWasTooLarge(incoming) || bodyWasOverBudget(incoming)) return Effect.void
           if (incoming.destroyed && !incoming.complete) return Effect.interrupt
           return admitted ? Effect.ignore(request.text) : Effect.void
         })
