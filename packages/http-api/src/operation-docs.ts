@@ -82,7 +82,7 @@ export const operationDocs: Readonly<Record<string, OperationDoc>> = {
   "webhookDeliveries.replay": {
     summary: "Send events to an endpoint again",
     description:
-      'Either `event_ids`, or `since` and/or `until` (the events that occurred in `[since, until)`), not both (400 GH1006), at most 10,000 events. Each is delivered again with its original `webhook-id`. A disabled endpoint is 409 LE0008 and nothing is scheduled: enable it with PATCH `{"enabled": true}` first.',
+      'Either `event_ids`, or `since` and/or `until` (the events that occurred in `[since, until)`), not both (400 GH1006), at most 10,000 events. Each is delivered again with its original `webhook-id`; one with an attempt still pending to the endpoint gets no second attempt, that one is made due now. A disabled endpoint is 409 LE0008 and nothing is scheduled: enable it with PATCH `{"enabled": true}` first.',
   },
   "webhookEndpoints.createWebhookEndpoint": {
     summary: "Register a webhook endpoint",

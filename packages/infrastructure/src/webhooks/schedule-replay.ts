@@ -48,8 +48,13 @@ export const selectEventsBetween = (options: {
   )
 
 /**
- * Schedules a fresh first attempt, due now, of each event to the endpoint, in the order given: a replay. The
- * events keep their ids, so receivers see the same `webhook-id` and can deduplicate.
+ * Schedules each event to the endpoint again, due now, in the order given: a replay. An event with an attempt
+ * still pending there (queued, being made, or waiting for its retry) gets no second one: that attempt is made
+ * due now, and keeps its place in its retry schedule; the others get a fresh first attempt. So replaying
+ * again and again, or many replays at once, never stacks attempts of one event (each would be sent, to a
+ * receiver that then deduplicates them). The events keep their ids, so receivers see the same `webhook-id`.
+ * Replays of one endpoint take turns (a lock to the end of the transaction): the second sees what the first
+ * scheduled.
  */
 export const scheduleFirstAttempts = (
   partnerId: string,
@@ -57,10 +62,21 @@ export const scheduleFirstAttempts = (
   eventIds: ReadonlyArray<string>,
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(
-      `INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at)
-       SELECT id, $1, $2, event_id, 1, 'pending', now()
-       FROM unnest($3::uuid[], $4::uuid[]) AS s(id, event_id)`,
-      [partnerId, endpointId, eventIds.map(() => uuidV7()), eventIds],
+    Effect.zipRight(
+      // Its own statement: the next one's snapshot sees what a replay that held the lock before committed.
+      sql.unsafe("SELECT pg_advisory_xact_lock(hashtextextended('webhook-replay:' || $1, 0))", [endpointId]),
+      sql.unsafe(
+        `WITH pending AS (
+           UPDATE webhook_deliveries SET next_attempt_at = LEAST(next_attempt_at, now())
+           -- The endpoint's pending attempts alone (webhook_deliveries_due_by_endpoint), not its history.
+           WHERE partner_id = $1 AND endpoint_id = $2 AND status = 'pending' AND event_id = ANY($4::uuid[])
+           RETURNING event_id
+         )
+         INSERT INTO webhook_deliveries (id, partner_id, endpoint_id, event_id, attempt, status, next_attempt_at)
+         SELECT s.id, $1, $2, s.event_id, 1, 'pending', now()
+         FROM unnest($3::uuid[], $4::uuid[]) AS s(id, event_id)
+         WHERE s.event_id NOT IN (SELECT event_id FROM pending)`,
+        [partnerId, endpointId, eventIds.map(() => uuidV7()), eventIds],
+      ),
     ),
   )

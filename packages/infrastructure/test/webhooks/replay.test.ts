@@ -77,6 +77,8 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
         until: "2025-01-01T12:20:00Z",
       })
       expect(byTime).toEqual({ replayed: 1 })
+      // Delivered before the next replay: an attempt still pending would be brought forward, not repeated.
+      yield* eventually(deliveriesOf(users.endpointId), allSettled(6))
       const since = yield* replayWebhookDeliveries(context, users.endpointId, {
         since: "2025-01-01T12:05:00+00:00",
       })
@@ -319,6 +321,42 @@ layer(webhookDatabase(), { excludeTestServices: true })("replay and the deliveri
         "response_status",
         "status",
       ])
+    }),
+  )
+  it.scoped("never stacks attempts of an event: one still pending is made due now instead", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const partner = newId()
+      const context = contextOf(partner)
+      const endpoint = yield* createEndpoint(partner, { url: "https://receiver.example/hooks" })
+      // No dispatcher runs: what a replay schedules stays pending.
+      const e1 = yield* publishEvent(partner, {})
+      const e2 = yield* publishEvent(partner, {})
+      const pendingRows = Effect.map(deliveriesOf(endpoint.endpointId), (rows) =>
+        rows.filter((row) => row.status === "pending").map((row) => row.event_id),
+      )
+      const replay = replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [e1, e2] })
+      expect(yield* replay).toEqual({ replayed: 2 })
+      expect((yield* pendingRows).sort()).toEqual([e1, e2].sort())
+      // Again, and many at once: still one pending attempt of each.
+      expect(yield* replay).toEqual({ replayed: 2 })
+      yield* Effect.all(
+        Array.from({ length: 10 }, () => replay),
+        { concurrency: "unbounded" },
+      )
+      expect((yield* pendingRows).sort()).toEqual([e1, e2].sort())
+      // An attempt waiting for its retry (due in an hour) is brought forward, keeping its attempt number.
+      yield* sql`
+        UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour', attempt = 3
+        WHERE endpoint_id = ${endpoint.endpointId} AND event_id = ${e1}`
+      expect(yield* replayWebhookDeliveries(context, endpoint.endpointId, { event_ids: [e1] })).toEqual({
+        replayed: 1,
+      })
+      const [waiting] = yield* sql<{ attempt: number; due: boolean }>`
+        SELECT attempt, next_attempt_at <= now() AS due FROM webhook_deliveries
+        WHERE endpoint_id = ${endpoint.endpointId} AND event_id = ${e1}`
+      expect(waiting).toEqual({ attempt: 3, due: true })
+      expect((yield* pendingRows).sort()).toEqual([e1, e2].sort())
     }),
   )
 })
