@@ -13,11 +13,7 @@ import { readOnly, webhookStream } from "../event-store/stream-handle.js"
 import type { PageRequest } from "../projections/keyset-page.js"
 import { getWebhookEndpoint } from "../projections/webhook-endpoints.js"
 import { selectDeliveriesPage } from "../webhooks/deliveries-page.js"
-import {
-  scheduleFirstAttempts,
-  selectEventsBetween,
-  selectPartnerEvents,
-} from "../webhooks/schedule-replay.js"
+import { scheduleReplay, selectEventsBetween, selectPartnerEvents } from "../webhooks/schedule-replay.js"
 import { appendContextOf, type RequestContext } from "./request-context.js"
 import { webhookEndpointIdOf } from "./resource-ids.js"
 import { runUnitOfWork } from "./run-unit-of-work.js"
@@ -134,6 +130,6 @@ export const replayWebhookDeliveries = (
         })
       }
     }
-    if (eventIds.length > 0) yield* scheduleFirstAttempts(partnerId, endpointId, eventIds)
+    if (eventIds.length > 0) yield* scheduleReplay(partnerId, endpointId, eventIds)
     return { replayed: eventIds.length }
   }).pipe(inOneTransaction, Effect.withSpan("webhooks.replay"))

@@ -56,11 +56,7 @@ export const selectEventsBetween = (options: {
  * Replays of one endpoint take turns (a lock to the end of the transaction): the second sees what the first
  * scheduled.
  */
-export const scheduleFirstAttempts = (
-  partnerId: string,
-  endpointId: string,
-  eventIds: ReadonlyArray<string>,
-) =>
+export const scheduleReplay = (partnerId: string, endpointId: string, eventIds: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.zipRight(
       // Its own statement: the next one's snapshot sees what a replay that held the lock before committed.
