@@ -4,6 +4,7 @@ import { DateTime, Effect, Option } from "effect"
 import {
   type CredentialForAuthentication,
   findCredentialForAuthentication,
+  replacedSecretValidUntil,
 } from "../projections/credentials.js"
 import { UNKNOWN_CLIENT_HASH, verifyClientSecret } from "./client-secret.js"
 
@@ -18,8 +19,7 @@ export interface AuthenticatedClient {
 }
 
 // The rule of ClientCredential.acceptedSecretHashes, applied to the read model's row: nothing for a revoked
-// credential; the current hash; the replaced one strictly before its grace period ends. Grace periods are
-// set by the decider on Effect's Clock, so they are judged on it too.
+// credential; the current hash; the replaced one while replacedSecretValidUntil says it still gets tokens.
 const acceptedHashes = (
   credential: CredentialForAuthentication,
   now: DateTime.Utc,
@@ -27,8 +27,7 @@ const acceptedHashes = (
   if (credential.status !== "active") return []
   const current = ClientCredential.SecretHash.make(credential.secret_hash)
   const previous = credential.previous_secret_hash
-  const validUntil = credential.previous_valid_until
-  return previous !== null && validUntil !== null && DateTime.toEpochMillis(now) < validUntil.getTime()
+  return previous !== null && replacedSecretValidUntil(credential, DateTime.toEpochMillis(now)) !== null
     ? [current, ClientCredential.SecretHash.make(previous)]
     : [current]
 }

@@ -83,24 +83,35 @@ export const CREDENTIAL_RESOURCE_COLUMNS =
   "client_id, name, status, previous_valid_until, created_at, updated_at"
 
 /**
- * A credential's row as the admin API shows it, at `nowMillis` (Effect's Clock, on which grace periods are
- * set and judged): a replaced secret past its grace period, or of a revoked credential, gets no token.
+ * Until when the secret a credential's latest rotation replaced still gets tokens, at `nowMillis`, or null
+ * when it gets none: never rotated, its grace period over (strictly before its end), or the credential
+ * revoked. The rule of ClientCredential.acceptedSecretHashes on the read model's row, for the token endpoint
+ * and the admin API alike; grace periods are set on Effect's Clock, so they are judged on it too.
  */
+export const replacedSecretValidUntil = (
+  row: { readonly status: ClientCredential.CredentialStatus; readonly previous_valid_until: Date | null },
+  nowMillis: number,
+): Date | null =>
+  row.status === "active" &&
+  row.previous_valid_until !== null &&
+  nowMillis < row.previous_valid_until.getTime()
+    ? row.previous_valid_until
+    : null
+
+/** A credential's row as the admin API shows it, at `nowMillis` (Effect's Clock). */
 export const credentialResourceOf =
   (nowMillis: number) =>
-  (row: CredentialResourceRow): CredentialResource => ({
-    client_id: row.client_id,
-    name: row.name,
-    status: row.status,
-    previous_secret_valid_until:
-      row.status === "active" &&
-      row.previous_valid_until !== null &&
-      nowMillis < row.previous_valid_until.getTime()
-        ? isoFromDatabase(row.previous_valid_until)
-        : null,
-    created_at: isoFromDatabase(row.created_at),
-    updated_at: isoFromDatabase(row.updated_at),
-  })
+  (row: CredentialResourceRow): CredentialResource => {
+    const replacedUntil = replacedSecretValidUntil(row, nowMillis)
+    return {
+      client_id: row.client_id,
+      name: row.name,
+      status: row.status,
+      previous_secret_valid_until: replacedUntil === null ? null : isoFromDatabase(replacedUntil),
+      created_at: isoFromDatabase(row.created_at),
+      updated_at: isoFromDatabase(row.updated_at),
+    }
+  }
 
 /** A page of a partner's client credentials (revoked ones included), oldest first; never a secret hash. */
 export const listCredentials = (partnerId: string, request: PageRequest = {}) =>
