@@ -11,7 +11,7 @@ import {
   type RetryPolicy,
 } from "../src/index.js"
 import { orderBody, transactionBody, userBody } from "./fixtures.js"
-import { errorBody, type ScriptedServer, scriptedServer } from "./scripted-server.js"
+import { errorBody, type ScriptedServer, scriptedServer, tokenBody } from "./scripted-server.js"
 
 // Small backoff so retries take milliseconds, not seconds.
 const fast: Partial<RetryPolicy> = { initialDelay: "5 millis", maxDelay: "20 millis" }
@@ -441,17 +441,9 @@ describe("The Points client", () => {
     () =>
       Effect.gen(function* () {
         const server = yield* scriptedServer
-        const issued = {
-          token_id: "0198d7e2-0000-7000-8000-000000000001",
-          token: "tok-a",
-          access_token: "tok-a",
-          token_type: "Bearer",
-          expires_at: Math.floor(Date.now() / 1000) + 3600,
-          expires_in: 3600,
-        }
         // The first token is refused by the API (revoked, say); renewing it, the credential is refused.
         server.script("POST", "/api/oauth/token", [
-          { status: 200, body: issued },
+          { status: 200, body: tokenBody(1) },
           {
             status: 401,
             body: { ...errorBody("GH1001", "invalid client credentials"), error: "invalid_client" },

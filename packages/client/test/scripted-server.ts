@@ -42,6 +42,19 @@ export const errorBody = (code: string, message: string) => ({
   errors: [{ id: "0198d7e2-0000-7000-8000-000000000000", code, message }],
 })
 
+/** The answer of Create token for token `tok-<n>`, living `lifetime` seconds from now. */
+export const tokenBody = (n: number, lifetime = 3600) => {
+  const token = `tok-${n}`
+  return {
+    token_id: `0198d7e2-0000-7000-8000-00000000000${n % 10}`,
+    token,
+    access_token: token,
+    token_type: "Bearer",
+    expires_at: Math.floor(Date.now() / 1000) + lifetime,
+    expires_in: lifetime,
+  }
+}
+
 /** Starts a scripted server on 127.0.0.1 (a free port) for the scope. Token `tok-<n>` answers Create Token. */
 export const scriptedServer = Effect.acquireRelease(
   Effect.async<{ readonly server: ReturnType<typeof createServer>; readonly scripted: ScriptedServer }>(
@@ -72,18 +85,7 @@ export const scriptedServer = Effect.acquireRelease(
           if (reply === undefined && method === "POST" && path === "/api/oauth/token") {
             const lifetime = lifetimes[Math.min(issued, lifetimes.length - 1)] ?? 3600
             issued += 1
-            const token = `tok-${issued}`
-            reply = {
-              status: 200,
-              body: {
-                token_id: `0198d7e2-0000-7000-8000-00000000000${issued % 10}`,
-                token,
-                access_token: token,
-                token_type: "Bearer",
-                expires_at: Math.floor(Date.now() / 1000) + lifetime,
-                expires_in: lifetime,
-              },
-            }
+            reply = { status: 200, body: tokenBody(issued, lifetime) }
           }
           if (reply === "drop") {
             request.socket.destroy()
