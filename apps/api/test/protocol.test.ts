@@ -63,7 +63,7 @@ const sendRaw = (
 
 // A connection that sends `head` and part of its body and keeps the rest back: the first answer it gets (or ""
 // if none came before the connection closed), and a way to close it.
-const heldRequest = (url: string, head: string, bodyBytes: number) =>
+const heldRequest = (url: string, head: string, bodyBytes: number, from = "127.0.0.1") =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const { hostname, port } = new URL(url)
@@ -72,7 +72,8 @@ const heldRequest = (url: string, head: string, bodyBytes: number) =>
       const answer = new Promise<string>((resolve) => {
         settle = resolve
       })
-      const socket = connect(Number(port), hostname, () => {
+      // `from`: the client's own address, any of 127.0.0.0/8 on loopback, to be told apart as a network.
+      const socket = connect({ port: Number(port), host: hostname, localAddress: from }, () => {
         socket.write(head)
         socket.write(Buffer.alloc(bodyBytes, "a"))
       })
@@ -189,18 +190,23 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         const partner = yield* newPartner()
         yield* call("GET", "/api/users", { token: partner.token })
         const arriving = metricNow("http_request_body_bytes_arriving")
-        // The token endpoint reads every body (the client's credentials are in it): 64 bodies of ~1 MiB held.
+        // The token endpoint reads every body (the client's credentials are in it): 64 bodies of ~1 MiB held,
+        // eight from each of eight addresses (each network's share is 8 MiB).
         const head =
           "POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
           "Content-Length: 1048576\r\n\r\n"
         const held = []
-        for (let n = 0; n < 64; n++) held.push(yield* heldRequest(base, head, 1_048_000))
+        for (let n = 0; n < 64; n++) {
+          held.push(yield* heldRequest(base, head, 1_048_000, `127.0.0.${1 + Math.floor(n / 8)}`))
+        }
         yield* eventually(arriving, (bytes) => bytes >= 64 * 1_048_000, 30)
-        const refused = yield* heldRequest(base, head, 1_048_000)
+        // From a ninth address, whose share is untouched: the process's budget refuses it.
+        const refused = yield* heldRequest(base, head, 1_048_000, "127.0.0.9")
         const answer = yield* Effect.promise(() => refused.answer)
         expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
         expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
         expect(answer).toContain('"code":"SV5003"')
+        expect(answer).toContain("too many request bodies are arriving at once; retry later")
         // Bodies nobody reads run out of room too (a path that names no route, a token still being looked
         // up): each request is answered and the process stays up (an 'error' event nobody listened to ended
         // it, with every request in flight).
@@ -213,6 +219,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
             `POST ${path} HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\n` +
               "Content-Length: 100000\r\n\r\n",
             100_000,
+            "127.0.0.9",
           )
           const reply = yield* Effect.promise(() => unread.answer)
           expect(reply.split("\r\n")[0], path).toMatch(/^HTTP\/1\.1 (401|404|503) /)
@@ -231,6 +238,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
             `Authorization: Bearer ${partner.token}\r\nIdempotency-Key: over-budget\r\n` +
             "Content-Length: 1048576\r\n\r\n",
           1_048_000,
+          "127.0.0.9",
         )
         const movementAnswer = yield* Effect.promise(() => movement.answer)
         expect(movementAnswer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
@@ -246,6 +254,53 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           headers: { "content-type": "application/x-www-form-urlencoded" },
         })
         expect(token.status).toBe(401)
+      }),
+  )
+
+  it.scoped(
+    "holds at most 8 MiB of bodies from one network: its next body is 503 SV5003, another network's is read",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const arriving = metricNow("http_request_body_bytes_arriving")
+        const networks = metricNow("http_request_body_networks_arriving")
+        const head =
+          "POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+          "Content-Length: 1048576\r\n\r\n"
+        // Eight bodies of ~1 MiB from one address, sent slowly (never finished): its whole share.
+        const held = []
+        for (let n = 0; n < 8; n++) held.push(yield* heldRequest(base, head, 1_048_000, "127.0.0.21"))
+        yield* eventually(arriving, (bytes) => bytes >= 8 * 1_048_000, 30)
+        expect(yield* networks).toBe(1)
+        const refused = yield* heldRequest(base, head, 1_048_000, "127.0.0.21")
+        const answer = yield* Effect.promise(() => refused.answer)
+        expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+        expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
+        expect(answer).toContain('"code":"SV5003"')
+        expect(answer).toContain(
+          "too many request bodies are arriving at once from your network; retry later",
+        )
+        // The same body from another address is read in full and answered by its route.
+        const other = yield* heldRequest(
+          base,
+          head.replace("Content-Length: 1048576", "Content-Length: 1048000"),
+          1_048_000,
+          "127.0.0.22",
+        )
+        const otherAnswer = yield* Effect.promise(() => other.answer)
+        expect(otherAnswer.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized")
+        expect(otherAnswer).toContain('"error":"invalid_client"')
+        // Its bodies gone, the network holds nothing and has no entry left.
+        for (const one of [...held, refused, other]) one.close()
+        yield* eventually(arriving, (bytes) => bytes === 0, 30)
+        expect(yield* networks).toBe(0)
+        const token = yield* heldRequest(
+          base,
+          head.replace("Content-Length: 1048576", "Content-Length: 1048000"),
+          1_048_000,
+          "127.0.0.21",
+        )
+        expect((yield* Effect.promise(() => token.answer)).split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized")
       }),
   )
 

@@ -1,5 +1,7 @@
 import { IncomingMessage } from "node:http"
+import type { Socket } from "node:net"
 import { TextDecoder } from "node:util"
+import { sourceNetworkOf } from "@points/infrastructure"
 
 /** The largest request body accepted (DESIGN.md section 2). */
 export const MAX_BODY_BYTES = 1_048_576
@@ -11,7 +13,29 @@ export const MAX_BODY_BYTES = 1_048_576
  */
 export const MAX_BUFFERED_BODY_BYTES = 64 * 1_048_576
 
+/**
+ * The most of MAX_BUFFERED_BODY_BYTES the requests of one source network (an IPv4 address, an IPv6 /64: see
+ * sourceNetworkOf) may hold together (8 MiB: eight of the largest bodies at once). Without it one client
+ * sending bodies slowly, token requests needing no credentials, could take the whole budget, and every other
+ * partner's POSTs would be refused 503 until it let go.
+ */
+export const MAX_BUFFERED_BODY_BYTES_PER_NETWORK = MAX_BUFFERED_BODY_BYTES / 8
+
 let bufferedBodyBytes = 0
+// What each source network's requests hold now; a network holding nothing has no entry.
+const networkBodyBytes = new Map<string, number>()
+// A connection's source network, worked out once for all the requests it carries.
+const networkOfSocket = new WeakMap<Socket, string>()
+
+const sourceNetworkOfSocket = (socket: Socket | null): string => {
+  if (socket === null) return "unknown"
+  let network = networkOfSocket.get(socket)
+  if (network === undefined) {
+    network = sourceNetworkOf(socket.remoteAddress ?? "unknown")
+    networkOfSocket.set(socket, network)
+  }
+  return network
+}
 
 // IncomingMessage's own `_dump` (not in its type declarations): it resumes the body and drops what comes.
 const nodeDump = (IncomingMessage.prototype as unknown as { readonly _dump: (this: IncomingMessage) => void })
@@ -20,10 +44,20 @@ const nodeDump = (IncomingMessage.prototype as unknown as { readonly _dump: (thi
 /** The body bytes every request of the process together holds now, while their bodies arrive. */
 export const bodyBytesArriving = () => bufferedBodyBytes
 
-/** The failure a body that would go past MAX_BUFFERED_BODY_BYTES reads with. */
+/** The source networks whose requests hold body bytes now: at most one entry per network sending bodies. */
+export const networksWithBodiesArriving = () => networkBodyBytes.size
+
+/** Whose share of the body budget a refused body would have gone past: the process's, or its network's. */
+export type BodyBudget = "process" | "network"
+
+/** The failure a body that would go past MAX_BUFFERED_BODY_BYTES, or its network's share of it, reads with. */
 export class BodyOverBudget extends Error {
-  constructor() {
-    super("service unavailable: too many request bodies are arriving at once")
+  constructor(readonly budget: BodyBudget) {
+    super(
+      budget === "process"
+        ? "service unavailable: too many request bodies are arriving at once"
+        : "service unavailable: too many request bodies are arriving at once from one network",
+    )
   }
 }
 
@@ -53,13 +87,16 @@ export class BodyNotUtf8 extends Error {
  */
 export class CappedRequest extends IncomingMessage {
   private bodyBytes = 0
-  // This body's bytes counted in bufferedBodyBytes, given back once it has all arrived or is gone.
+  // This body's bytes counted in bufferedBodyBytes and its network's share, given back once it has all
+  // arrived or is gone.
   private buffered = 0
+  // The source network whose share `buffered` counts in, known from the first byte held.
+  private network: string | undefined
   private utf8: TextDecoder | undefined
   /** Whether the body went over MAX_BODY_BYTES. */
   tooLarge = false
-  /** Whether the body would have gone past MAX_BUFFERED_BODY_BYTES. */
-  overBudget = false
+  /** The budget the body would have gone past: MAX_BUFFERED_BODY_BYTES, or its network's share of it. */
+  overBudget: BodyBudget | undefined
   /** Whether the body held a byte sequence that is not UTF-8. */
   notUtf8 = false
   // The end of a body that is not UTF-8, held back until a reader asks for it.
@@ -77,7 +114,7 @@ export class CappedRequest extends IncomingMessage {
   }
 
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (this.tooLarge || this.overBudget) return true
+    if (this.tooLarge || this.overBudget !== undefined) return true
     if (chunk === null) {
       this.releaseBuffered()
       this.checkUtf8(undefined)
@@ -98,12 +135,21 @@ export class CappedRequest extends IncomingMessage {
       }
       // A body nobody reads is dropped as it comes (Node's dump, after the answer): it holds nothing.
       if (this.dumped) return super.push(chunk, encoding)
-      if (bufferedBodyBytes + chunk.length > MAX_BUFFERED_BODY_BYTES) {
-        this.overBudget = true
-        this.refuse(new BodyOverBudget())
+      this.network ??= sourceNetworkOfSocket(this.socket)
+      const networkBytes = networkBodyBytes.get(this.network) ?? 0
+      const overBudget: BodyBudget | undefined =
+        bufferedBodyBytes + chunk.length > MAX_BUFFERED_BODY_BYTES
+          ? "process"
+          : networkBytes + chunk.length > MAX_BUFFERED_BODY_BYTES_PER_NETWORK
+            ? "network"
+            : undefined
+      if (overBudget !== undefined) {
+        this.overBudget = overBudget
+        this.refuse(new BodyOverBudget(overBudget))
         return true
       }
       bufferedBodyBytes += chunk.length
+      networkBodyBytes.set(this.network, networkBytes + chunk.length)
       this.buffered += chunk.length
       this.checkUtf8(chunk)
       if (this.holder !== undefined) {
@@ -190,21 +236,28 @@ export class CappedRequest extends IncomingMessage {
   }
 
   private releaseBuffered() {
+    if (this.buffered === 0 || this.network === undefined) return
     bufferedBodyBytes -= this.buffered
+    const left = (networkBodyBytes.get(this.network) ?? 0) - this.buffered
+    if (left > 0) networkBodyBytes.set(this.network, left)
+    else networkBodyBytes.delete(this.network)
     this.buffered = 0
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.releaseBuffered()
     // The socket stays open for the answer; what the client still sends is dropped by push.
-    if (this.tooLarge || this.overBudget || this.notUtf8) process.nextTick(callback, error)
+    if (this.tooLarge || this.overBudget !== undefined || this.notUtf8) process.nextTick(callback, error)
     else super._destroy(error, callback)
   }
 }
 
-/** Whether a request's body was refused for going past MAX_BUFFERED_BODY_BYTES while it was read. */
-export const bodyWasOverBudget = (request: IncomingMessage) =>
-  request instanceof CappedRequest && request.overBudget
+/**
+ * The budget a request's body was refused for going past while it was read (MAX_BUFFERED_BODY_BYTES, or its
+ * network's share), if it was.
+ */
+export const bodyOverBudget = (request: IncomingMessage): BodyBudget | undefined =>
+  request instanceof CappedRequest ? request.overBudget : undefined
 
 /** Whether a request's body went over MAX_BODY_BYTES while it was read. */
 export const bodyWasTooLarge = (request: IncomingMessage) =>

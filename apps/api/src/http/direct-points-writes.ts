@@ -204,9 +204,9 @@ export const DirectPointsWritesLive = Layer.scopedDiscard(
       }
       // Too many bodies arriving at once: refused as the server middleware refuses it, before anything ran.
       const onError = () => {
-        if (settled || !request.overBudget) return
+        if (settled || request.overBudget === undefined) return
         settle()
-        runFork(answer(503, errorBodyText(bodiesOverBudget()), { "Retry-After": "2" }))
+        runFork(answer(503, errorBodyText(bodiesOverBudget(request.overBudget)), { "Retry-After": "2" }))
       }
       request.on("close", onClose)
       request.on("error", onError)

@@ -1,5 +1,10 @@
 import { performance } from "node:perf_hooks"
-import { bodyBytesArriving, MAX_BUFFERED_BODY_BYTES } from "./capped-request.js"
+import {
+  bodyBytesArriving,
+  MAX_BUFFERED_BODY_BYTES,
+  MAX_BUFFERED_BODY_BYTES_PER_NETWORK,
+  networksWithBodiesArriving,
+} from "./capped-request.js"
 
 // Read from Node when scraped. Written here rather than taken from prom-client: these are a handful of
 // readings of Node's own APIs, and a second registry beside Effect's metrics would split /metrics in two.
@@ -17,6 +22,12 @@ const families = (): ReadonlyArray<readonly [name: string, type: string, help: s
       "gauge",
       `Request body bytes held while their bodies arrive (at most ${MAX_BUFFERED_BODY_BYTES}: past it, 503)`,
       bodyBytesArriving(),
+    ],
+    [
+      "http_request_body_networks_arriving",
+      "gauge",
+      `Source networks whose requests hold body bytes now (each at most ${MAX_BUFFERED_BODY_BYTES_PER_NETWORK}: past it, 503)`,
+      networksWithBodiesArriving(),
     ],
     [
       "nodejs_eventloop_active_seconds_total",

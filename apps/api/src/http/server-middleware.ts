@@ -7,7 +7,7 @@ import { Settings } from "../config.js"
 import { entryOf, isAdminPath, isOAuthPath, withOAuthFields } from "./api-error-of.js"
 import { credentialsAdmitBody, partnerDecisionBeforeRoute, rateLimited } from "./authentication.js"
 import { bodyRouteOf } from "./body-routes.js"
-import { bodyWasOverBudget, bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
+import { type BodyBudget, bodyOverBudget, bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
 import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { rateLimitHeaders } from "./rate-limit-headers.js"
@@ -53,12 +53,20 @@ const payloadTooLarge = () =>
     errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
   })
 
-/** Too many bodies arriving at once (MAX_BUFFERED_BODY_BYTES): nothing ran; the client retries shortly. */
-export const bodiesOverBudget = () =>
+/**
+ * Too many bodies arriving at once, in the process (MAX_BUFFERED_BODY_BYTES) or from the request's network
+ * (its share of that): nothing ran; the client retries shortly.
+ */
+export const bodiesOverBudget = (budget: BodyBudget) =>
   new ApiError({
     status: 503,
     errors: [
-      entryOf("SV5003", "service unavailable: too many request bodies are arriving at once; retry later"),
+      entryOf(
+        "SV5003",
+        budget === "process"
+          ? "service unavailable: too many request bodies are arriving at once; retry later"
+          : "service unavailable: too many request bodies are arriving at once from your network; retry later",
+      ),
     ],
   })
 
@@ -226,7 +234,7 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
     const bodyRead = hasBody(request.headers)
       ? Effect.flatMap(credentialsAdmitBody(path), (admitted) => {
           // Refused over a cap while its token was checked: answered below, from the flags, with no read.
-          if (bodyWasTooLarge(incoming) || bodyWasOverBudget(incoming)) return Effect.void
+          if (bodyWasTooLarge(incoming) || bodyOverBudget(incoming) !== undefined) return Effect.void
           if (incoming.destroyed && !incoming.complete) return Effect.interrupt
           return admitted ? Effect.ignore(request.text) : Effect.void
         })
@@ -246,7 +254,8 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
           ),
         onFalse: () =>
           Effect.suspend(() => {
-            if (bodyWasOverBudget(incoming)) return refused(bodiesOverBudget(), { "Retry-After": "2" })
+            const budget = bodyOverBudget(incoming)
+            if (budget !== undefined) return refused(bodiesOverBudget(budget), { "Retry-After": "2" })
             return app
           }),
       },
