@@ -17,6 +17,12 @@ export interface ApiSettings {
    * for none (behind a proxy every caller has the proxy's address).
    */
   readonly tokenRateLimitPerAddress: number
+  /**
+   * AUTH_FAILURE_LIMIT_PER_ADDRESS: failed bearer and admin authentications a second per source network (over
+   * 10-second windows), in each API process; past it the network's credentials go unchecked (429) until its
+   * window ends; 0 for none.
+   */
+  readonly authFailureLimitPerAddress: number
   readonly tlsCertFile: Option.Option<string>
   readonly tlsKeyFile: Option.Option<string>
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: accept private, loopback and plain-http webhook targets (local development). */
@@ -82,6 +88,7 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   rateLimitPerSecond: positiveInt("RATE_LIMIT_PER_SECOND", 100, 1_000_000),
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200, 1_000_000),
   tokenRateLimitPerAddress: nonNegativeInt("TOKEN_RATE_LIMIT_PER_ADDRESS", 20, 100_000),
+  authFailureLimitPerAddress: nonNegativeInt("AUTH_FAILURE_LIMIT_PER_ADDRESS", 10, 100_000),
   tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
   tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
   webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),

@@ -10,7 +10,12 @@ import { PointsLive } from "./handlers/points.js"
 import { UsersLive } from "./handlers/users.js"
 import { WebhookDeliveriesLive } from "./handlers/webhook-deliveries.js"
 import { WebhookEndpointsLive } from "./handlers/webhook-endpoints.js"
-import { AdminAuthenticationLive, AuthenticationLive, BearerTokensLive } from "./http/authentication.js"
+import {
+  AdminAuthenticationLive,
+  AuthenticationLive,
+  BearerTokensLive,
+  FailedAuthenticationsLive,
+} from "./http/authentication.js"
 import { DirectPointsWritesLive } from "./http/direct-points-writes.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { OAuthHttpLive } from "./http/oauth-http.js"
@@ -65,6 +70,7 @@ const PlatformAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
 export const HttpAppLive = DirectPointsWritesLive.pipe(
   Layer.provide(PlatformAppLive),
   // One cache for authentication, the handlers that revoke tokens, the server middleware (which checks a
-  // request's token before it reads its body) and the direct write path.
-  Layer.provide(BearerTokensLive),
+  // request's token before it reads its body) and the direct write path; one count of failed
+  // authentications for the bearer and admin tokens.
+  Layer.provide(Layer.merge(BearerTokensLive, FailedAuthenticationsLive)),
 )

@@ -1069,7 +1069,14 @@ const givenByEveryRoute: ReadonlyArray<{
     code: "GH1009",
     routes: (route) => route.includes(" /api/"),
     file: "apps/api/test/rate-limit.test.ts",
-    why: "partners' requests and the token endpoints are rate-limited, the admin API and health checks not",
+    why: "partners' requests and the token endpoints are rate-limited, the health checks not",
+  },
+  {
+    status: 429,
+    code: "GH1009",
+    routes: (route) => route.includes(" /admin/api/"),
+    file: "apps/api/test/failed-authentications.test.ts",
+    why: "a network that sent wrong admin tokens too often gets none compared for a while",
   },
   {
     status: 500,

@@ -14,15 +14,19 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789"
 /** The token endpoints' limit per source address of every test server unless a test sets its own. */
 export const TEST_ADDRESS_RATE_LIMIT = 10_000
 
+/** The failed authentications a second per source address of every test server unless a test sets its own. */
+export const TEST_AUTH_FAILURE_LIMIT = 10_000
+
 /**
  * The settings of a test server: the environment's, the admin API on, and the given overrides. Every test
  * comes from 127.0.0.1, so the token endpoints' address limit runs and is reported but refuses only where a
- * test sets it lower (oauth-endpoints).
+ * test sets it lower (oauth-endpoints); so does the limit of failed authentications (failed-authentications).
  */
 export const testSettings = (overrides: Partial<ApiSettings> = {}) =>
   Settings.withOverrides({
     adminToken: Option.some(Redacted.make(ADMIN_TOKEN)),
     tokenRateLimitPerAddress: TEST_ADDRESS_RATE_LIMIT,
+    authFailureLimitPerAddress: TEST_AUTH_FAILURE_LIMIT,
     ...overrides,
   })
 
@@ -107,6 +111,8 @@ export const nodeRequest = (
     readonly headers?: Readonly<Record<string, string | ReadonlyArray<string>>>
     readonly chunks?: ReadonlyArray<string | Buffer>
     readonly chunked?: boolean
+    /** The client's own address: any of 127.0.0.0/8 on loopback, to come from another network. */
+    readonly localAddress?: string
   },
 ) =>
   Effect.async<Reply, Error>((resume) => {
@@ -117,7 +123,11 @@ export const nodeRequest = (
       ...(options.chunked === true || chunks.length === 0 ? {} : { "content-length": String(length) }),
     }
     let answered = false
-    const request = httpRequest(url, { method: options.method, headers: headers as OutgoingHttpHeaders })
+    const request = httpRequest(url, {
+      method: options.method,
+      headers: headers as OutgoingHttpHeaders,
+      ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+    })
     request.on("error", (error) => (answered ? undefined : resume(Effect.fail(error))))
     request.on("response", (response) => {
       answered = true

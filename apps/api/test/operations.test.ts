@@ -46,6 +46,9 @@ it.effect("validates the configuration at start, with a message naming each bad 
     expect(yield* settingsError({ TOKEN_RATE_LIMIT_PER_ADDRESS: "-1" })).toMatch(
       /TOKEN_RATE_LIMIT_PER_ADDRESS.*from 0 to 100000/,
     )
+    expect(yield* settingsError({ AUTH_FAILURE_LIMIT_PER_ADDRESS: "ten" })).toMatch(
+      /AUTH_FAILURE_LIMIT_PER_ADDRESS/,
+    )
     const shortToken = yield* settingsError({ ADMIN_TOKEN: "short-secret" })
     expect(shortToken).toContain('at ADMIN_TOKEN: "must be at least 16 characters')
     expect(shortToken).not.toContain("short-secret")

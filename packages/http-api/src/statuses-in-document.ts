@@ -1,7 +1,8 @@
 import { entriesOf, isTokenEndpoint, type Json, mapOperations, securedBy } from "./document-json.js"
 
 // The statuses an operation cannot answer, though the API declares them for every operation: 401 without
-// authentication, 429 without a rate limit (only partners' requests and the token endpoints have one), 415
+// authentication, 429 without a limit (partners' requests and the token endpoints have rate limits, and
+// partners' and admin requests a limit of failed authentications per caller network), 415
 // without a body (the media type is checked only where a body is taken).
 const impossibleStatuses = (path: string, operation: Json): ReadonlySet<string> => {
   const oauth = isTokenEndpoint(path)
@@ -9,7 +10,7 @@ const impossibleStatuses = (path: string, operation: Json): ReadonlySet<string> 
   const admin = securedBy(operation, "adminToken")
   const impossible = new Set<string>()
   if (!(oauth || partner || admin)) impossible.add("401")
-  if (!(oauth || partner)) impossible.add("429")
+  if (!(oauth || partner || admin)) impossible.add("429")
   if (operation.requestBody === undefined) impossible.add("415")
   return impossible
 }

@@ -87,7 +87,8 @@ describe("The HTTP contract", () => {
     expect(statuses(one, "patch")).toEqual(["200", "415", ...common].sort())
     expect(statuses(one, "delete")).toEqual(["200", ...common].sort())
     expect(statuses(`${one}/rotate-secret`, "post")).toEqual(["200", "409", "422", ...common].sort())
-    // Without authentication there is no 401 nor 429; the admin API has no rate limit.
+    // Without authentication there is no 401 nor 429; the admin API has no rate limit, only the limit of
+    // wrong admin tokens per caller network.
     expect(statuses("/health/live", "get")).toEqual(["200", "400", "404", "413", "500", "503"])
     expect(statuses("/admin/api/partners", "post")).toEqual([
       "201",
@@ -96,6 +97,7 @@ describe("The HTTP contract", () => {
       "404",
       "413",
       "415",
+      "429",
       "500",
       "503",
     ])

@@ -6,10 +6,12 @@ import { AdminAuthentication, ApiError, Authentication, routedPath } from "@poin
 import {
   BearerTokens,
   consumeRateLimit,
+  FailedAuthentications,
   makeCoalescedRateLimit,
+  type Principal,
   type RateLimitDecision,
 } from "@points/infrastructure"
-import { Effect, FiberRef, Layer, Metric, Option, Redacted } from "effect"
+import { Data, Effect, Exit, FiberRef, Layer, Metric, Option, Redacted } from "effect"
 import { partnerRateLimitPolicy, Settings } from "../config.js"
 import { apiErrorOf, entryOf, isAdminPath, isOAuthPath } from "./api-error-of.js"
 import { type BearerCredentials, bearerChallenge, bearerCredentialsOf } from "./bearer-credentials.js"
@@ -50,6 +52,80 @@ export const BearerTokensLive = Layer.unwrapEffect(
   ),
 )
 
+/**
+ * Each source network's failed authentications, in this process: past AUTH_FAILURE_LIMIT_PER_ADDRESS a second
+ * (over 10-second windows) its bearer tokens are not looked up, nor its admin tokens compared, until the
+ * window ends (see FailedAuthentications).
+ */
+export const FailedAuthenticationsLive = Layer.unwrapEffect(
+  Effect.map(Settings, (settings) => FailedAuthentications.layer(settings.authFailureLimitPerAddress)),
+)
+
+// A request from a network whose failed authentications reached their limit: its credentials go unchecked.
+class AuthenticationsRefused extends Data.TaggedError("AuthenticationsRefused")<{
+  readonly retryAfterSeconds: number
+}> {}
+
+// The 429 GH1009 of AuthenticationsRefused, with Retry-After; not a partner's: no RateLimit headers.
+const refusedAuthentications = (refusal: AuthenticationsRefused) =>
+  Effect.zipRight(
+    Effect.zipRight(
+      Metric.increment(rateLimitRejections),
+      HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(
+          HttpServerResponse.setHeader(response, "Retry-After", String(refusal.retryAfterSeconds)),
+        ),
+      ),
+    ),
+    Effect.fail(
+      new ApiError({
+        status: 429,
+        errors: [
+          entryOf(
+            "GH1009",
+            `too many failed authentications from your network: retry after ${refusal.retryAfterSeconds} s`,
+          ),
+        ],
+      }),
+    ),
+  )
+
+const remoteAddressOf = (request: HttpServerRequest.HttpServerRequest) =>
+  Option.getOrElse(request.remoteAddress, () => "unknown")
+
+// What a request's bearer token came to, once refused: the server middleware (deciding whether to read the
+// body) and the route's authentication ask for the same request, which looks the token up and counts a
+// failure once.
+const bearerRefusals = new WeakMap<object, Exit.Exit<never, InvalidToken | AuthenticationsRefused>>()
+
+// The principal of the request's bearer token: one this process holds as valid, or else looked up, unless the
+// request's network has failed too often lately; a token found invalid counts against its network.
+const checkedBearer = (token: string) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const refused = bearerRefusals.get(incoming)
+    if (refused !== undefined) return yield* refused
+    const tokens = yield* BearerTokens
+    const held = yield* tokens.remembered(token)
+    if (Option.isSome(held)) return held.value
+    const failures = yield* FailedAuthentications
+    const address = remoteAddressOf(request)
+    const retryAfterSeconds = yield* failures.refusedFor(address)
+    if (retryAfterSeconds > 0) {
+      const refusal = Exit.fail(new AuthenticationsRefused({ retryAfterSeconds }))
+      bearerRefusals.set(incoming, refusal)
+      return yield* refusal
+    }
+    return yield* tokens.authenticate(token).pipe(
+      Effect.tapError((error) => {
+        if (!(error instanceof InvalidToken)) return Effect.void
+        bearerRefusals.set(incoming, Exit.fail(error))
+        return failures.failed(address)
+      }),
+    )
+  }) satisfies Effect.Effect<Principal, unknown, unknown>
+
 /** The 429 GH1009 of a request its partner's rate limit refused. */
 export const rateLimited = (decision: RateLimitDecision) =>
   new ApiError({
@@ -66,7 +142,7 @@ const bearerPartnerOf = (path: string) =>
     }
     const credentials = yield* requestCredentials
     if (credentials._tag !== "Token") return Option.none()
-    return yield* Effect.option((yield* BearerTokens).authenticate(credentials.token))
+    return yield* Effect.option(checkedBearer(credentials.token))
   })
 
 /**
@@ -96,6 +172,7 @@ export const AuthenticationLive = Layer.scoped(
   Effect.gen(function* () {
     const settings = yield* Settings
     const tokens = yield* BearerTokens
+    const failures = yield* FailedAuthentications
     // A partner's concurrent requests take their rate-limit cells in one statement (decided as one by one).
     const rateLimit = yield* makeCoalescedRateLimit
     const policy = partnerRateLimitPolicy(settings)
@@ -104,12 +181,18 @@ export const AuthenticationLive = Layer.scoped(
         Effect.gen(function* () {
           const credentials = yield* requestCredentials
           if (credentials._tag !== "Token") return yield* missingOrMalformed(credentials)
-          const principal = yield* tokens.authenticate(credentials.token).pipe(
-            Effect.catchIf(
-              (error): error is InvalidToken => error instanceof InvalidToken,
-              (error) => challenge(credentials, apiErrorOf(error)),
+          const principal = yield* checkedBearer(credentials.token).pipe(
+            Effect.provideService(BearerTokens, tokens),
+            Effect.provideService(FailedAuthentications, failures),
+            Effect.catchAll((error) =>
+              error instanceof InvalidToken
+                ? challenge(credentials, apiErrorOf(error))
+                : error instanceof AuthenticationsRefused
+                  ? refusedAuthentications(error)
+                  : error instanceof ApiError
+                    ? Effect.fail(error)
+                    : Effect.die(error),
             ),
-            Effect.catchAll((error) => (error instanceof ApiError ? Effect.fail(error) : Effect.die(error))),
           )
           const request = yield* HttpServerRequest.HttpServerRequest
           const decision =
@@ -142,20 +225,30 @@ export const AdminAuthenticationLive = Layer.effect(
   AdminAuthentication,
   Effect.gen(function* () {
     const settings = yield* Settings
+    const failures = yield* FailedAuthentications
     return {
       adminToken: () =>
         Option.match(settings.adminToken, {
           onNone: () =>
             Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] })),
+          // A network that has sent wrong admin tokens too often lately gets none compared, the right one
+          // included, until its window ends: a guess is never answered.
           onSome: (expected) =>
-            Effect.flatMap(requestCredentials, (credentials) =>
-              credentials._tag === "Token" && sameSecret(credentials.token, Redacted.value(expected))
-                ? Effect.void
-                : challenge(
-                    credentials,
-                    new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] }),
-                  ),
-            ),
+            Effect.gen(function* () {
+              const credentials = yield* requestCredentials
+              const address = remoteAddressOf(yield* HttpServerRequest.HttpServerRequest)
+              const retryAfterSeconds = yield* failures.refusedFor(address)
+              if (retryAfterSeconds > 0) {
+                return yield* refusedAuthentications(new AuthenticationsRefused({ retryAfterSeconds }))
+              }
+              if (credentials._tag === "Token" && sameSecret(credentials.token, Redacted.value(expected)))
+                return
+              if (credentials._tag === "Token") yield* failures.failed(address)
+              return yield* challenge(
+                credentials,
+                new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] }),
+              )
+            }),
         }),
     }
   }),

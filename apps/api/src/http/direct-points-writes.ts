@@ -139,9 +139,10 @@ export const DirectPointsWritesLive = Layer.scopedDiscard(
 
     // A token this process holds as valid now, without waiting: one that needs a lookup is checked by the
     // platform (which then remembers it).
+    // Only a token held as valid: any other is the platform's to look up (and count if it fails, once).
     const principalOf = (token: string): Principal | undefined => {
-      const exit = runSyncExit(tokens.authenticate(token))
-      return Exit.isSuccess(exit) ? exit.value : undefined
+      const exit = runSyncExit(tokens.remembered(token))
+      return Exit.isSuccess(exit) ? Option.getOrUndefined(exit.value) : undefined
     }
 
     const take = (incoming: IncomingMessage, response: ServerResponse, pass: Listener) => {

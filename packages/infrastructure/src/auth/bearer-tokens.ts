@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
-import { Cache, Context, Duration, Effect, Exit, Layer, Queue } from "effect"
+import { Cache, Context, Duration, Effect, Exit, Layer, Option, Queue } from "effect"
 import { LogListener } from "../consumers/log-listener.js"
 import { accessTokenHash, isAccessTokenShaped } from "./access-token.js"
 import { type BearerLookup, lookupBearer, type Principal } from "./authenticate-bearer.js"
@@ -27,6 +27,11 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
   BearerTokens,
   {
     readonly authenticate: (token: string) => Effect.Effect<Principal, InvalidToken | SqlError.SqlError>
+    /**
+     * The token's principal if this process holds the token as valid now, without looking anything up:
+     * none for a token not checked lately, being checked, invalid, or forgotten since.
+     */
+    readonly remembered: (token: string) => Effect.Effect<Option.Option<Principal>>
     /** Forgets one token (it was revoked here). */
     readonly forget: (token: string) => Effect.Effect<void>
     /** Forgets every token (a credential was revoked here: its tokens are not known by value). */
@@ -112,8 +117,20 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
                 (found) => found.principal,
               )
             : Effect.fail(new InvalidToken({ reason: "malformed" }))
+        const rememberedNow = (token: string): Effect.Effect<Option.Option<Principal>> =>
+          ttlMs === 0 || !isAccessTokenShaped(token)
+            ? Effect.succeedNone
+            : cache.getOptionComplete(accessTokenHash(token)).pipe(
+                Effect.map(
+                  Option.filterMap((found) =>
+                    found.stamp === forgotten ? Option.some(found.principal) : Option.none(),
+                  ),
+                ),
+                Effect.orElseSucceed(() => Option.none<Principal>()),
+              )
         return {
           authenticate,
+          remembered: rememberedNow,
           forget: (token: string) => forget(accessTokenHash(token)),
           forgetAll,
         }

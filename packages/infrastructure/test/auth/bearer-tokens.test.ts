@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import {
   accessTokenHash,
   BearerTokens,
@@ -134,6 +134,29 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
       invalidToken("expired")(refused.error)
       invalidToken("unknown")(yield* Effect.flip(tokens.authenticate(`pos_at_${"A".repeat(43)}`)))
       invalidToken("malformed")(yield* Effect.flip(tokens.authenticate("not-a-token")))
+    }),
+  )
+
+  it.scoped("tells which tokens it holds as valid without looking any up", () =>
+    Effect.gen(function* () {
+      const { partnerId, credentials } = yield* newClient
+      const token = yield* issueToken(credentials, ttl)
+      const tokens = yield* processWith(60)
+      // Not checked yet: not held, and asking does not look it up.
+      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.none())
+      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.none())
+      const principal = yield* tokens.authenticate(token.access_token)
+      expect(principal.partnerId).toBe(partnerId)
+      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.some(principal))
+      yield* tokens.forget(token.access_token)
+      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.none())
+      // Refused tokens are never held; malformed ones not even asked about; a cache of 0 s holds nothing.
+      yield* Effect.flip(tokens.authenticate(`pos_at_${"A".repeat(43)}`))
+      expect(yield* tokens.remembered(`pos_at_${"A".repeat(43)}`)).toEqual(Option.none())
+      expect(yield* tokens.remembered("not-a-token")).toEqual(Option.none())
+      const uncached = yield* processWith(0)
+      yield* uncached.authenticate(token.access_token)
+      expect(yield* uncached.remembered(token.access_token)).toEqual(Option.none())
     }),
   )
 })

@@ -1,0 +1,119 @@
+import { expect, layer } from "@effect/vitest"
+import { FAILED_AUTHENTICATIONS_WINDOW_SECONDS } from "@points/infrastructure"
+import { Effect } from "effect"
+import { ADMIN_TOKEN, baseUrl, call, newPartner, nodeRequest, testServer } from "./harness.js"
+
+// One failure a second: ten per 10-second window per source network. Held tokens are remembered for a minute,
+// so that one checked at the start is still held at the end.
+const FAILURES_PER_WINDOW = FAILED_AUTHENTICATIONS_WINDOW_SECONDS
+
+const unknownToken = (n: number) => `pos_at_${String(n).padStart(43, "Z")}`
+
+// A request from `from` (an address of 127.0.0.0/8: each its own network) with `authorization`.
+const from = (from: string, method: string, path: string, authorization: string, body?: unknown) =>
+  Effect.flatMap(baseUrl, (base) =>
+    nodeRequest(`${base}${path}`, {
+      method,
+      localAddress: from,
+      headers: {
+        authorization,
+        ...(body === undefined
+          ? {}
+          : { "content-type": "application/json", "idempotency-key": `key-${Math.random()}` }),
+      },
+      ...(body === undefined ? {} : { chunks: [JSON.stringify(body)] }),
+    }),
+  )
+
+layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
+  timeout: "60 seconds",
+  excludeTestServices: true,
+})("Failed authentications per source network", (it) => {
+  it.effect(
+    "past the limit a network's bearer tokens go unchecked: 429 GH1009 with Retry-After; held tokens and other networks pass",
+    () =>
+      Effect.gen(function* () {
+        const held = yield* newPartner("Held")
+        const fresh = yield* newPartner("Fresh")
+        // Checked once, so the process holds it as valid.
+        expect((yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${held.token}`)).status).toBe(200)
+        for (let n = 0; n < FAILURES_PER_WINDOW; n++) {
+          const reply = yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${unknownToken(n)}`)
+          expect(reply.status, `failure ${n + 1}`).toBe(401)
+          expect(reply.body.errors[0].code).toBe("GH1003")
+        }
+        const refused = yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${unknownToken(99)}`)
+        expect(refused.status).toBe(429)
+        expect(refused.body.errors).toEqual([
+          {
+            id: expect.any(String),
+            code: "GH1009",
+            message: expect.stringMatching(
+              /^too many failed authentications from your network: retry after ([1-9]|10) s$/,
+            ),
+          },
+        ])
+        const retryAfter = Number(refused.headers.get("retry-after"))
+        expect(retryAfter).toBeGreaterThanOrEqual(1)
+        expect(retryAfter).toBeLessThanOrEqual(FAILED_AUTHENTICATIONS_WINDOW_SECONDS)
+        expect(refused.headers.get("ratelimit")).toBeNull()
+        // A valid token the process does not hold yet is not looked up either.
+        expect((yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${fresh.token}`)).status).toBe(429)
+        // One it holds still works, on the platform and on the direct write path.
+        expect((yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${held.token}`)).status).toBe(200)
+        const user = yield* call("POST", "/api/users", {
+          token: held.token,
+          json: { partner_user_id: "held-user", email: "held@example.com" },
+          headers: { "idempotency-key": "held-user" },
+        })
+        expect(user.status).toBe(201)
+        // Every other network's tokens are checked as before.
+        const other = yield* from("127.0.0.4", "GET", "/api/users", `Bearer ${unknownToken(100)}`)
+        expect(other.status).toBe(401)
+        expect((yield* from("127.0.0.4", "GET", "/api/users", `Bearer ${fresh.token}`)).status).toBe(200)
+        // A body with an unchecked token is refused unread, as any other.
+        const movement = yield* from("127.0.0.2", "POST", "/api/points/add", `Bearer ${unknownToken(101)}`, {
+          user_id: user.body.id,
+          amount: 1,
+          reference_id: "unchecked",
+        })
+        expect(movement.status).toBe(429)
+        expect(movement.body.errors[0].code).toBe("GH1009")
+      }),
+  )
+
+  it.effect(
+    "a request whose token fails counts once, though the server checks it before its body and at its route",
+    () =>
+      Effect.gen(function* () {
+        // A POST's token is checked before its body is read and again by its route's authentication.
+        for (let n = 0; n < FAILURES_PER_WINDOW; n++) {
+          const reply = yield* from("127.0.0.5", "POST", "/api/users", `Bearer ${unknownToken(200 + n)}`, {
+            email: `nobody${n}@example.com`,
+          })
+          expect(reply.status, `failure ${n + 1}`).toBe(401)
+        }
+        expect((yield* from("127.0.0.5", "GET", "/api/users", `Bearer ${unknownToken(300)}`)).status).toBe(
+          429,
+        )
+      }),
+  )
+
+  it.effect("past the limit a network's admin tokens go uncompared, the right one too: 429 GH1009", () =>
+    Effect.gen(function* () {
+      // Requests without credentials are refused as before and count for nothing.
+      expect((yield* from("127.0.0.3", "GET", "/admin/api/partners", "")).status).toBe(401)
+      for (let n = 0; n < FAILURES_PER_WINDOW; n++) {
+        const reply = yield* from("127.0.0.3", "GET", "/admin/api/partners", `Bearer wrong-admin-token-${n}`)
+        expect(reply.status, `failure ${n + 1}`).toBe(401)
+      }
+      const right = yield* from("127.0.0.3", "GET", "/admin/api/partners", `Bearer ${ADMIN_TOKEN}`)
+      expect(right.status).toBe(429)
+      expect(right.body.errors[0].code).toBe("GH1009")
+      expect(Number(right.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      expect((yield* from("127.0.0.6", "GET", "/admin/api/partners", `Bearer ${ADMIN_TOKEN}`)).status).toBe(
+        200,
+      )
+    }),
+  )
+})

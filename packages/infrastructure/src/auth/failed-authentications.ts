@@ -1,0 +1,46 @@
+import { Context, Effect, Layer } from "effect"
+import { RateLimiterMemory } from "rate-limiter-flexible"
+import { sourceNetworkOf } from "./address-rate-limit.js"
+
+/** The window failed authentications are counted over. */
+export const FAILED_AUTHENTICATIONS_WINDOW_SECONDS = 10
+
+/**
+ * The failed authentications (bearer tokens looked up and not found, wrong admin tokens) each source network
+ * (see sourceNetworkOf) has made lately, in this process: once a network has made `perSecond` times the
+ * window's seconds of them within a window, its credentials are no longer checked until the window ends.
+ * Every unknown bearer token costs a database lookup, and a caller sending made-up tokens would otherwise
+ * have the API run one per request. Kept in the process's memory, not in the database the partner limits
+ * share: asking a shared store before each check would cost what the check costs. With N API processes a
+ * network gets N times the allowance.
+ */
+export class FailedAuthentications extends Context.Tag("@points/infrastructure/FailedAuthentications")<
+  FailedAuthentications,
+  {
+    /** Seconds until the network of `address` may have credentials checked again; 0 when it may now. */
+    readonly refusedFor: (address: string) => Effect.Effect<number>
+    /** Counts one failed authentication against the network of `address`. */
+    readonly failed: (address: string) => Effect.Effect<void>
+  }
+>() {
+  /** At most `perSecond` failures a second per source network, counted over 10-second windows; 0: no limit. */
+  static readonly layer = (perSecond: number) =>
+    Layer.sync(FailedAuthentications, () => {
+      if (perSecond === 0) return { refusedFor: () => Effect.succeed(0), failed: () => Effect.void }
+      const limiter = new RateLimiterMemory({
+        points: perSecond * FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
+        duration: FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
+      })
+      return {
+        refusedFor: (address) =>
+          Effect.map(
+            Effect.promise(() => limiter.get(sourceNetworkOf(address))),
+            (counted) =>
+              counted === null || counted.remainingPoints > 0
+                ? 0
+                : Math.max(1, Math.ceil(counted.msBeforeNext / 1000)),
+          ),
+        failed: (address) => Effect.asVoid(Effect.promise(() => limiter.penalty(sourceNetworkOf(address)))),
+      }
+    })
+}

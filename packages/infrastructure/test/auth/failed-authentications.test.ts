@@ -1,0 +1,56 @@
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { vi } from "vitest"
+import { FAILED_AUTHENTICATIONS_WINDOW_SECONDS, FailedAuthentications } from "../../src/index.js"
+
+// The limiter's windows run on Date and timers: faked, so that a window ends when the test says.
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+const failTimes = (address: string, times: number) =>
+  Effect.flatMap(FailedAuthentications, (failures) => Effect.repeatN(failures.failed(address), times - 1))
+
+describe("FailedAuthentications", () => {
+  it.effect("refuses a network once it failed perSecond x the window's seconds, until the window ends", () =>
+    Effect.gen(function* () {
+      const failures = yield* FailedAuthentications
+      const allowed = 2 * FAILED_AUTHENTICATIONS_WINDOW_SECONDS
+      yield* failTimes("203.0.113.7", allowed - 1)
+      expect(yield* failures.refusedFor("203.0.113.7")).toBe(0)
+      yield* failures.failed("203.0.113.7")
+      const wait = yield* failures.refusedFor("203.0.113.7")
+      expect(wait).toBeGreaterThanOrEqual(1)
+      expect(wait).toBeLessThanOrEqual(FAILED_AUTHENTICATIONS_WINDOW_SECONDS)
+      // Another network, even the next address, is not refused.
+      expect(yield* failures.refusedFor("203.0.113.8")).toBe(0)
+      vi.advanceTimersByTime(FAILED_AUTHENTICATIONS_WINDOW_SECONDS * 1000 - 1500)
+      expect(yield* failures.refusedFor("203.0.113.7")).toBe(2)
+      vi.advanceTimersByTime(1500)
+      expect(yield* failures.refusedFor("203.0.113.7")).toBe(0)
+    }).pipe(Effect.provide(FailedAuthentications.layer(2))),
+  )
+
+  it.effect("counts an IPv6 /64 as one network, and an IPv4 address mapped into IPv6 as itself", () =>
+    Effect.gen(function* () {
+      const failures = yield* FailedAuthentications
+      for (let n = 0; n < FAILED_AUTHENTICATIONS_WINDOW_SECONDS; n++)
+        yield* failures.failed(`2001:db8:1:2::${n}`)
+      expect(yield* failures.refusedFor("2001:db8:1:2:ffff::1")).toBeGreaterThan(0)
+      expect(yield* failures.refusedFor("2001:db8:1:3::1")).toBe(0)
+      for (let n = 0; n < FAILED_AUTHENTICATIONS_WINDOW_SECONDS; n++) yield* failures.failed("198.51.100.1")
+      expect(yield* failures.refusedFor("::ffff:198.51.100.1")).toBeGreaterThan(0)
+    }).pipe(Effect.provide(FailedAuthentications.layer(1))),
+  )
+
+  it.effect("refuses nothing when its limit is 0 (off)", () =>
+    Effect.gen(function* () {
+      const failures = yield* FailedAuthentications
+      for (let n = 0; n < 1000; n++) yield* failures.failed("203.0.113.9")
+      expect(yield* failures.refusedFor("203.0.113.9")).toBe(0)
+    }).pipe(Effect.provide(FailedAuthentications.layer(0))),
+  )
+})
