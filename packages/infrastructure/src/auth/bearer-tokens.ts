@@ -117,17 +117,26 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
                 (found) => found.principal,
               )
             : Effect.fail(new InvalidToken({ reason: "malformed" }))
-        const rememberedNow = (token: string): Effect.Effect<Option.Option<Principal>> =>
-          ttlMs === 0 || !isAccessTokenShaped(token)
-            ? Effect.succeedNone
-            : cache.getOptionComplete(accessTokenHash(token)).pipe(
-                Effect.map(
-                  Option.filterMap((found) =>
-                    found.stamp === forgotten ? Option.some(found.principal) : Option.none(),
+        // Asked only of a token the cache has an entry for: Effect's Cache records an access even for a key it
+        // does not hold, in a list that is trimmed only once the cache is over capacity, so asking about
+        // every unknown token (a network refused before any lookup, its entries never made) would grow it
+        // without bound.
+        const rememberedNow = (token: string): Effect.Effect<Option.Option<Principal>> => {
+          if (ttlMs === 0 || !isAccessTokenShaped(token)) return Effect.succeedNone
+          const hash = accessTokenHash(token)
+          return Effect.flatMap(cache.contains(hash), (held) =>
+            held
+              ? cache.getOptionComplete(hash).pipe(
+                  Effect.map(
+                    Option.filterMap((found) =>
+                      found.stamp === forgotten ? Option.some(found.principal) : Option.none(),
+                    ),
                   ),
-                ),
-                Effect.orElseSucceed(() => Option.none<Principal>()),
-              )
+                  Effect.orElseSucceed(() => Option.none<Principal>()),
+                )
+              : Effect.succeedNone,
+          )
+        }
         return {
           authenticate,
           remembered: rememberedNow,
