@@ -1,5 +1,8 @@
+import { connect, type Socket } from "node:net"
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { FAILED_AUTHENTICATIONS_WINDOW_SECONDS } from "@points/infrastructure"
+import { eventually } from "@points/infrastructure/testing"
 import { Effect } from "effect"
 import { ADMIN_TOKEN, baseUrl, call, newPartner, nodeRequest, testServer } from "./harness.js"
 
@@ -8,6 +11,33 @@ import { ADMIN_TOKEN, baseUrl, call, newPartner, nodeRequest, testServer } from 
 const FAILURES_PER_WINDOW = FAILED_AUTHENTICATIONS_WINDOW_SECONDS
 
 const unknownToken = (n: number) => `pos_at_${String(n).padStart(43, "Z")}`
+
+// A connection from `from` that sends `head` and waits: what it receives comes to `answer`.
+const openRequest = (from: string, head: string) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const { hostname, port } = new URL(base)
+        let received = ""
+        let settle: (text: string) => void = () => {}
+        const answer = new Promise<string>((resolve) => {
+          settle = resolve
+        })
+        const socket: Socket = connect({ port: Number(port), host: hostname, localAddress: from }, () =>
+          socket.write(head),
+        )
+        socket.setEncoding("latin1")
+        socket.on("data", (chunk: string) => {
+          received += chunk
+          if (received.includes("\r\n\r\n")) settle(received)
+        })
+        socket.on("error", () => settle(received))
+        socket.on("close", () => settle(received))
+        return { answer, close: () => socket.destroy() }
+      }),
+      (open) => Effect.sync(open.close),
+    ),
+  )
 
 // A request from `from` (an address of 127.0.0.0/8: each its own network) with `authorization`.
 const from = (from: string, method: string, path: string, authorization: string, body?: unknown) =>
@@ -59,7 +89,18 @@ layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
         expect(refused.headers.get("ratelimit")).toBeNull()
         // A valid token the process does not hold yet is not looked up either.
         expect((yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${fresh.token}`)).status).toBe(429)
-        // One it holds still works, on the platform and on the direct write path.
+        // One it holds still works, on the platform and on the direct write path, also after another token
+        // is revoked (a revocation request for a made-up token, from another network, forgets that one only).
+        expect((yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${held.token}`)).status).toBe(200)
+        const revoked = yield* call("POST", "/api/oauth/revoke", {
+          body: new URLSearchParams({
+            token: unknownToken(102),
+            client_id: fresh.clientId,
+            client_secret: fresh.clientSecret,
+          }).toString(),
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        })
+        expect(revoked.status).toBe(200)
         expect((yield* from("127.0.0.2", "GET", "/api/users", `Bearer ${held.token}`)).status).toBe(200)
         const user = yield* call("POST", "/api/users", {
           token: held.token,
@@ -99,6 +140,68 @@ layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
       }),
   )
 
+  it.scoped("counts a lookup whose client went away before it ended", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // Read inside the lock's transaction, which would see its first reading of the view again without
+      // clearing it.
+      const waitingLookups = Effect.zipRight(
+        sql`SELECT pg_stat_clear_snapshot()`,
+        Effect.map(
+          sql<{ readonly waiting: number }>`
+            SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query ILIKE '%access_tokens%'`,
+          (rows) => rows[0]?.waiting ?? 0,
+        ),
+      )
+      // Lookups held back by a lock on the tokens' table; their clients close their connections meanwhile.
+      const gone = 3
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`LOCK TABLE access_tokens IN ACCESS EXCLUSIVE MODE`
+          const open = []
+          for (let n = 0; n < gone; n++) {
+            open.push(
+              yield* openRequest(
+                "127.0.0.7",
+                `GET /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${unknownToken(400 + n)}\r\n\r\n`,
+              ),
+            )
+          }
+          yield* eventually(waitingLookups, (waiting) => waiting === gone, 20)
+          for (const one of open) one.close()
+        }),
+      )
+      // Each counted though its request ended before its lookup did: the rest of the window's failures,
+      // then refused.
+      for (let n = gone; n < FAILURES_PER_WINDOW; n++) {
+        const reply = yield* from("127.0.0.7", "GET", "/api/users", `Bearer ${unknownToken(500 + n)}`)
+        expect(reply.status, `failure ${n + 1}`).toBe(401)
+      }
+      expect((yield* from("127.0.0.7", "GET", "/api/users", `Bearer ${unknownToken(600)}`)).status).toBe(429)
+    }),
+  )
+
+  it.scoped("gives a network refused for its failures no sign of whether an admin token is right", () =>
+    Effect.gen(function* () {
+      for (let n = 0; n < FAILURES_PER_WINDOW; n++) {
+        const reply = yield* from("127.0.0.8", "GET", "/admin/api/partners", `Bearer wrong-admin-token-${n}`)
+        expect(reply.status, `failure ${n + 1}`).toBe(401)
+      }
+      // The right token with a body held back: answered at once, as a wrong one is, instead of being
+      // admitted to wait for its body.
+      for (const token of [ADMIN_TOKEN, "wrong-admin-token-x"]) {
+        const held = yield* openRequest(
+          "127.0.0.8",
+          `POST /admin/api/partners HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+        )
+        const answer = yield* Effect.promise(() => held.answer).pipe(Effect.timeout("10 seconds"))
+        expect(answer.split("\r\n")[0], token).toBe("HTTP/1.1 429 Too Many Requests")
+      }
+    }),
+  )
+
   it.effect("past the limit a network's admin tokens go uncompared, the right one too: 429 GH1009", () =>
     Effect.gen(function* () {
       // Requests without credentials are refused as before and count for nothing.
@@ -109,6 +212,8 @@ layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
       }
       const right = yield* from("127.0.0.3", "GET", "/admin/api/partners", `Bearer ${ADMIN_TOKEN}`)
       expect(right.status).toBe(429)
+      // Without a token it is 401 still, as on the partner routes.
+      expect((yield* from("127.0.0.3", "GET", "/admin/api/partners", "")).status).toBe(401)
       expect(right.body.errors[0].code).toBe("GH1009")
       expect(Number(right.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
       expect((yield* from("127.0.0.6", "GET", "/admin/api/partners", `Bearer ${ADMIN_TOKEN}`)).status).toBe(

@@ -49,12 +49,15 @@ const codesOfKind = (path: string, operation: Json, status: ErrorStatus): CodesA
           ? "the token requests from the caller's network, or for the client, are over their limit"
           : admin
             ? "the caller's network sent wrong admin tokens too often lately: its token is not compared until Retry-After"
-            : "the partner's requests are over its rate limit, or the caller's network sent unknown tokens too often lately (its tokens are not looked up until Retry-After)",
+            : "the partner's requests are over its rate limit, or the caller's network sent refused tokens too often lately (its tokens are not looked up until Retry-After)",
       }
     case 500:
       return { SV5000: "an unexpected error, logged; nothing of its cause is shown" }
     case 503:
-      return { SV5003: "the database is out of reach, or too many bodies are arriving at once" }
+      return {
+        SV5003:
+          "the database is out of reach, or too many bodies are arriving at once (in the process, or from the caller's network)",
+      }
   }
 }
 

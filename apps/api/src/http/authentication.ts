@@ -99,7 +99,10 @@ const remoteAddressOf = (request: HttpServerRequest.HttpServerRequest) =>
 const bearerRefusals = new WeakMap<object, Exit.Exit<never, InvalidToken | AuthenticationsRefused>>()
 
 // The principal of the request's bearer token: one this process holds as valid, or else looked up, unless the
-// request's network has failed too often lately; a token found invalid counts against its network.
+// request's network has failed too often lately. A lookup is counted as a failure before it starts and given
+// back once the token proves valid (or the database could not tell): a client that closes its connection
+// while its token is looked up leaves the failure counted (its request interrupted, nothing after the
+// lookup runs), and concurrent requests cannot all pass the check before any failure is counted.
 const checkedBearer = (token: string) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -117,11 +120,13 @@ const checkedBearer = (token: string) =>
       bearerRefusals.set(incoming, refusal)
       return yield* refusal
     }
+    yield* failures.failed(address)
     return yield* tokens.authenticate(token).pipe(
+      Effect.tap(() => failures.forgive(address)),
       Effect.tapError((error) => {
-        if (!(error instanceof InvalidToken)) return Effect.void
+        if (!(error instanceof InvalidToken)) return failures.forgive(address)
         bearerRefusals.set(incoming, Exit.fail(error))
-        return failures.failed(address)
+        return Effect.void
       }),
     )
   }) satisfies Effect.Effect<Principal, unknown, unknown>
@@ -232,22 +237,24 @@ export const AdminAuthenticationLive = Layer.effect(
           onNone: () =>
             Effect.fail(new ApiError({ status: 404, errors: [entryOf("NN1002", "route not found")] })),
           // A network that has sent wrong admin tokens too often lately gets none compared, the right one
-          // included, until its window ends: a guess is never answered.
+          // included, until its window ends: a guess is never answered (credentialsAdmitBody does not
+          // compare either). A request without a token is refused as before and counts for nothing.
           onSome: (expected) =>
             Effect.gen(function* () {
               const credentials = yield* requestCredentials
+              const refused = challenge(
+                credentials,
+                new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] }),
+              )
+              if (credentials._tag !== "Token") return yield* refused
               const address = remoteAddressOf(yield* HttpServerRequest.HttpServerRequest)
               const retryAfterSeconds = yield* failures.refusedFor(address)
               if (retryAfterSeconds > 0) {
                 return yield* refusedAuthentications(new AuthenticationsRefused({ retryAfterSeconds }))
               }
-              if (credentials._tag === "Token" && sameSecret(credentials.token, Redacted.value(expected)))
-                return
-              if (credentials._tag === "Token") yield* failures.failed(address)
-              return yield* challenge(
-                credentials,
-                new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] }),
-              )
+              if (sameSecret(credentials.token, Redacted.value(expected))) return
+              yield* failures.failed(address)
+              return yield* refused
             }),
         }),
     }
@@ -267,6 +274,9 @@ export const credentialsAdmitBody = (path: string) =>
     if (isAdminPath(path)) {
       const credentials = yield* requestCredentials
       const settings = yield* Settings
+      // Not compared for a network refused for its failures: whether its body is read would answer a guess.
+      const address = remoteAddressOf(yield* HttpServerRequest.HttpServerRequest)
+      if ((yield* (yield* FailedAuthentications).refusedFor(address)) > 0) return false
       return (
         credentials._tag === "Token" &&
         Option.exists(settings.adminToken, (expected) =>

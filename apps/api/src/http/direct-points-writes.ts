@@ -137,9 +137,9 @@ export const DirectPointsWritesLive = Layer.scopedDiscard(
     const runFork = Runtime.runFork(runtime)
     const policy = partnerRateLimitPolicy(settings)
 
-    // A token this process holds as valid now, without waiting: one that needs a lookup is checked by the
-    // platform (which then remembers it).
-    // Only a token held as valid: any other is the platform's to look up (and count if it fails, once).
+    // A token this process holds as valid now, without waiting or looking anything up: any other is the
+    // platform's to look up (and to count against its network if it fails: see checkedBearer), which then
+    // remembers a valid one.
     const principalOf = (token: string): Principal | undefined => {
       const exit = runSyncExit(tokens.remembered(token))
       return Exit.isSuccess(exit) ? Option.getOrUndefined(exit.value) : undefined

@@ -20,8 +20,9 @@ export interface BearerTokenCacheOptions {
  * revocation NOTIFYs the revoked tokens' hashes at its commit, and each process forgets them when it hears
  * (milliseconds); should its LISTEN connection be lost, the cache's lifetime still bounds how long a revoked
  * token works there, and everything remembered is forgotten once it hears again. Invalid tokens are never
- * remembered: each is looked up again. A lookup that was under way when a revocation was heard may have read
- * the token before the revocation committed: its answer is not trusted, and the token is looked up again.
+ * remembered: each is looked up again. A lookup that was under way when its token's revocation was heard (or
+ * everything was forgotten) may have read the token before the revocation committed: its answer is not
+ * trusted, and the token is looked up again; other tokens' answers stay trusted.
  */
 export class BearerTokens extends Context.Tag("@points/infrastructure/BearerTokens")<
   BearerTokens,
@@ -53,14 +54,22 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
       BearerTokens,
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        // Counts what was forgotten: a lookup stamped with an older count may have read a token before its
-        // revocation committed and come back after the revocation was heard.
-        let forgotten = 0
+        // Counts forgettings, and when each token was last forgotten (the count then): a lookup stamped with an
+        // older count than its token's last forgetting may have read the token before its revocation committed
+        // and come back after the revocation was heard, and is not trusted. Forgetting one token leaves every
+        // other token's answer trusted, so that a revocation (or a revocation request for a made-up token)
+        // does not make the process look up every token it holds again. At most `capacity` tokens' times are
+        // kept: past that, everything stamped before is distrusted at once, as by forgetAll.
+        let forgettings = 0
+        let everythingForgottenAt = 0
+        const forgottenAt = new Map<string, number>()
+        const trusted = (hash: string, stamp: number) =>
+          stamp >= everythingForgottenAt && stamp >= (forgottenAt.get(hash) ?? 0)
         // Uninterruptible: a lookup is shared by every request waiting on it, and an interrupted query would
         // have its cancel land on the connection's next statement (see the package README).
         const lookup = (hash: string) =>
           Effect.suspend(() => {
-            const stamp = forgotten
+            const stamp = forgettings
             return Effect.map(
               lookupBy(hash).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.uninterruptible),
               (found) => ({ ...found, stamp }),
@@ -75,21 +84,29 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
         })
         const forget = (hash: string) =>
           Effect.suspend(() => {
-            forgotten++
+            forgettings++
+            forgottenAt.delete(hash)
+            forgottenAt.set(hash, forgettings)
+            if (forgottenAt.size > options.capacity) {
+              everythingForgottenAt = forgettings
+              forgottenAt.clear()
+            }
             return cache.invalidate(hash)
           })
         const forgetAll = Effect.suspend(() => {
-          forgotten++
+          forgettings++
+          everythingForgottenAt = forgettings
+          forgottenAt.clear()
           return cache.invalidateAll
         })
-        // A remembered answer from before the latest forgetting is looked up again (once more at most, then
-        // without the cache): revocations are rare, so this costs a lookup per token after each one.
+        // A remembered answer from before its token's latest forgetting is looked up again (once more at most,
+        // then without the cache).
         const remembered = (
           hash: string,
           again = true,
         ): Effect.Effect<BearerLookup, InvalidToken | SqlError.SqlError> =>
           Effect.flatMap(cache.get(hash), (found) =>
-            found.stamp === forgotten
+            trusted(hash, found.stamp)
               ? Effect.succeed(found)
               : again
                 ? Effect.zipRight(cache.invalidate(hash), remembered(hash, false))
@@ -129,7 +146,7 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
               ? cache.getOptionComplete(hash).pipe(
                   Effect.map(
                     Option.filterMap((found) =>
-                      found.stamp === forgotten ? Option.some(found.principal) : Option.none(),
+                      trusted(hash, found.stamp) ? Option.some(found.principal) : Option.none(),
                     ),
                   ),
                   Effect.orElseSucceed(() => Option.none<Principal>()),

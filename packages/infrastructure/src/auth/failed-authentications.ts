@@ -19,14 +19,21 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
   {
     /** Seconds until the network of `address` may have credentials checked again; 0 when it may now. */
     readonly refusedFor: (address: string) => Effect.Effect<number>
-    /** Counts one failed authentication against the network of `address`. */
+    /**
+     * Counts one failed authentication against the network of `address`: taken before a check whose outcome
+     * might never be known (its request interrupted), and given back by `forgive` if it succeeds.
+     */
     readonly failed: (address: string) => Effect.Effect<void>
+    /** Gives back one failure counted by `failed`: the check it was taken for did not fail. */
+    readonly forgive: (address: string) => Effect.Effect<void>
   }
 >() {
   /** At most `perSecond` failures a second per source network, counted over 10-second windows; 0: no limit. */
   static readonly layer = (perSecond: number) =>
     Layer.sync(FailedAuthentications, () => {
-      if (perSecond === 0) return { refusedFor: () => Effect.succeed(0), failed: () => Effect.void }
+      if (perSecond === 0) {
+        return { refusedFor: () => Effect.succeed(0), failed: () => Effect.void, forgive: () => Effect.void }
+      }
       const limiter = new RateLimiterMemory({
         points: perSecond * FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
         duration: FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
@@ -41,6 +48,7 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
                 : Math.max(1, Math.ceil(counted.msBeforeNext / 1000)),
           ),
         failed: (address) => Effect.asVoid(Effect.promise(() => limiter.penalty(sourceNetworkOf(address)))),
+        forgive: (address) => Effect.asVoid(Effect.promise(() => limiter.reward(sourceNetworkOf(address)))),
       }
     })
 }

@@ -148,8 +148,14 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
       const principal = yield* tokens.authenticate(token.access_token)
       expect(principal.partnerId).toBe(partnerId)
       expect(yield* tokens.remembered(token.access_token)).toEqual(Option.some(principal))
+      const other = yield* issueToken(credentials, ttl)
+      yield* tokens.authenticate(other.access_token)
       yield* tokens.forget(token.access_token)
       expect(yield* tokens.remembered(token.access_token)).toEqual(Option.none())
+      // Forgetting one token leaves the others held (a revocation does not distrust everything).
+      expect(Option.isSome(yield* tokens.remembered(other.access_token))).toBe(true)
+      yield* tokens.forgetAll
+      expect(yield* tokens.remembered(other.access_token)).toEqual(Option.none())
       // Refused tokens are never held; malformed ones not even asked about; a cache of 0 s holds nothing.
       yield* Effect.flip(tokens.authenticate(`pos_at_${"A".repeat(43)}`))
       expect(yield* tokens.remembered(`pos_at_${"A".repeat(43)}`)).toEqual(Option.none())
