@@ -1,43 +1,15 @@
-import { connect, type Socket } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { FAILED_AUTHENTICATIONS_WINDOW_SECONDS } from "@points/infrastructure"
 import { eventually } from "@points/infrastructure/testing"
 import { Effect } from "effect"
-import { ADMIN_TOKEN, baseUrl, call, newPartner, nodeRequest, testServer } from "./harness.js"
+import { ADMIN_TOKEN, baseUrl, call, heldRequest, newPartner, nodeRequest, testServer } from "./harness.js"
 
 // One failure a second: ten per 10-second window per source network. Held tokens are remembered for a minute,
 // so that one checked at the start is still held at the end.
 const FAILURES_PER_WINDOW = FAILED_AUTHENTICATIONS_WINDOW_SECONDS
 
 const unknownToken = (n: number) => `pos_at_${String(n).padStart(43, "Z")}`
-
-// A connection from `from` that sends `head` and waits: what it receives comes to `answer`.
-const openRequest = (from: string, head: string) =>
-  Effect.flatMap(baseUrl, (base) =>
-    Effect.acquireRelease(
-      Effect.sync(() => {
-        const { hostname, port } = new URL(base)
-        let received = ""
-        let settle: (text: string) => void = () => {}
-        const answer = new Promise<string>((resolve) => {
-          settle = resolve
-        })
-        const socket: Socket = connect({ port: Number(port), host: hostname, localAddress: from }, () =>
-          socket.write(head),
-        )
-        socket.setEncoding("latin1")
-        socket.on("data", (chunk: string) => {
-          received += chunk
-          if (received.includes("\r\n\r\n")) settle(received)
-        })
-        socket.on("error", () => settle(received))
-        socket.on("close", () => settle(received))
-        return { answer, close: () => socket.destroy() }
-      }),
-      (open) => Effect.sync(open.close),
-    ),
-  )
 
 // A request from `from` (an address of 127.0.0.0/8: each its own network) with `authorization`.
 const from = (from: string, method: string, path: string, authorization: string, body?: unknown) =>
@@ -156,15 +128,18 @@ layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
       )
       // Lookups held back by a lock on the tokens' table; their clients close their connections meanwhile.
       const gone = 3
+      const base = yield* baseUrl
       yield* sql.withTransaction(
         Effect.gen(function* () {
           yield* sql`LOCK TABLE access_tokens IN ACCESS EXCLUSIVE MODE`
           const open = []
           for (let n = 0; n < gone; n++) {
             open.push(
-              yield* openRequest(
-                "127.0.0.7",
+              yield* heldRequest(
+                base,
                 `GET /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${unknownToken(400 + n)}\r\n\r\n`,
+                0,
+                "127.0.0.7",
               ),
             )
           }
@@ -191,10 +166,12 @@ layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
       // The right token with a body held back: answered at once, as a wrong one is, instead of being
       // admitted to wait for its body.
       for (const token of [ADMIN_TOKEN, "wrong-admin-token-x"]) {
-        const held = yield* openRequest(
-          "127.0.0.8",
+        const held = yield* heldRequest(
+          yield* baseUrl,
           `POST /admin/api/partners HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
             "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+          0,
+          "127.0.0.8",
         )
         const answer = yield* Effect.promise(() => held.answer).pipe(Effect.timeout("10 seconds"))
         expect(answer.split("\r\n")[0], token).toBe("HTTP/1.1 429 Too Many Requests")

@@ -1,4 +1,5 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
+import { connect } from "node:net"
 import { HttpServer } from "@effect/platform"
 import { UserActivationLive, WriteSideLive } from "@points/infrastructure"
 import { eventually, testDatabase } from "@points/infrastructure/testing"
@@ -269,3 +270,35 @@ export const metricValue = (text: string, sample: string): number => {
   const line = text.split("\n").find((candidate) => candidate.startsWith(`${sample} `))
   return line === undefined ? 0 : Number(line.slice(sample.length + 1))
 }
+
+/**
+ * A connection that sends `head` and part of its body and keeps the rest back: the first answer it gets (or ""
+ * if none came before the connection closed), and a way to close it.
+ */
+export const heldRequest = (url: string, head: string, bodyBytes: number, from = "127.0.0.1") =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const { hostname, port } = new URL(url)
+      let received = ""
+      let settle: (answer: string) => void = () => {}
+      const answer = new Promise<string>((resolve) => {
+        settle = resolve
+      })
+      // `from`: the client's own address, any of 127.0.0.0/8 on loopback, to be told apart as a network.
+      const socket = connect({ port: Number(port), host: hostname, localAddress: from }, () => {
+        socket.write(head)
+        socket.write(Buffer.alloc(bodyBytes, "a"))
+      })
+      socket.setEncoding("latin1")
+      socket.on("data", (chunk: string) => {
+        received += chunk
+        const [top = "", body = ""] = received.split("\r\n\r\n")
+        const length = Number(/content-length: (\d+)/i.exec(top)?.[1] ?? Number.NaN)
+        if (Buffer.byteLength(body, "latin1") >= length) settle(received)
+      })
+      socket.on("error", () => settle(received))
+      socket.on("close", () => settle(received))
+      return { answer, close: () => socket.destroy() }
+    }),
+    (held) => Effect.sync(held.close),
+  )

@@ -10,6 +10,7 @@ import {
   baseUrl,
   call,
   eventually,
+  heldRequest,
   metricValue,
   newPartner,
   nodeRequest,
@@ -60,36 +61,6 @@ const sendRaw = (
     socket.on("error", (error) => resume(Effect.fail(error)))
     socket.on("close", () => resume(Effect.succeed(received)))
   })
-
-// A connection that sends `head` and part of its body and keeps the rest back: the first answer it gets (or ""
-// if none came before the connection closed), and a way to close it.
-const heldRequest = (url: string, head: string, bodyBytes: number, from = "127.0.0.1") =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const { hostname, port } = new URL(url)
-      let received = ""
-      let settle: (answer: string) => void = () => {}
-      const answer = new Promise<string>((resolve) => {
-        settle = resolve
-      })
-      // `from`: the client's own address, any of 127.0.0.0/8 on loopback, to be told apart as a network.
-      const socket = connect({ port: Number(port), host: hostname, localAddress: from }, () => {
-        socket.write(head)
-        socket.write(Buffer.alloc(bodyBytes, "a"))
-      })
-      socket.setEncoding("latin1")
-      socket.on("data", (chunk: string) => {
-        received += chunk
-        const [top = "", body = ""] = received.split("\r\n\r\n")
-        const length = Number(/content-length: (\d+)/i.exec(top)?.[1] ?? Number.NaN)
-        if (Buffer.byteLength(body, "latin1") >= length) settle(received)
-      })
-      socket.on("error", () => settle(received))
-      socket.on("close", () => settle(received))
-      return { answer, close: () => socket.destroy() }
-    }),
-    (held) => Effect.sync(held.close),
-  )
 
 layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The HTTP protocol", (it) => {
   it.effect(
