@@ -161,11 +161,11 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         const partner = yield* newPartner()
         yield* call("GET", "/api/users", { token: partner.token })
         const arriving = metricNow("http_request_body_bytes_arriving")
-        // The token endpoint reads every body (the client's credentials are in it): 64 bodies of ~1 MiB held,
-        // eight from each of eight addresses (each network's share is 8 MiB).
+        // A body with a good token is read before its route: 64 bodies of ~1 MiB held, eight from each of
+        // eight addresses (each network's share is 8 MiB).
         const head =
-          "POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
-          "Content-Length: 1048576\r\n\r\n"
+          `POST /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${partner.token}\r\n` +
+          "Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n"
         const held = []
         for (let n = 0; n < 64; n++) {
           held.push(yield* heldRequest(base, head, 1_048_000, `127.0.0.${1 + Math.floor(n / 8)}`))
@@ -233,11 +233,13 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
     () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
+        const partner = yield* newPartner()
+        yield* call("GET", "/api/users", { token: partner.token })
         const arriving = metricNow("http_request_body_bytes_arriving")
         const networks = metricNow("http_request_body_networks_arriving")
         const head =
-          "POST /api/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
-          "Content-Length: 1048576\r\n\r\n"
+          `POST /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${partner.token}\r\n` +
+          "Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n"
         // Eight bodies of ~1 MiB from one address, sent slowly (never finished): its whole share.
         const held = []
         for (let n = 0; n < 8; n++) held.push(yield* heldRequest(base, head, 1_048_000, "127.0.0.21"))
@@ -251,7 +253,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(answer).toContain(
           "too many request bodies are arriving at once from your network; retry later",
         )
-        // The same body from another address is read in full and answered by its route.
+        // The same body from another address is read in full and answered by its route (it is not JSON).
         const other = yield* heldRequest(
           base,
           head.replace("Content-Length: 1048576", "Content-Length: 1048000"),
@@ -259,19 +261,20 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
           "127.0.0.22",
         )
         const otherAnswer = yield* Effect.promise(() => other.answer)
-        expect(otherAnswer.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized")
-        expect(otherAnswer).toContain('"error":"invalid_client"')
+        expect(otherAnswer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
+        expect(otherAnswer).toContain('"code":"GH1006"')
         // Its bodies gone, the network holds nothing and has no entry left.
         for (const one of [...held, refused, other]) one.close()
         yield* eventually(arriving, (bytes) => bytes === 0, 30)
         expect(yield* networks).toBe(0)
-        const token = yield* heldRequest(
+        // And the network's next body is read again.
+        const again = yield* heldRequest(
           base,
           head.replace("Content-Length: 1048576", "Content-Length: 1048000"),
           1_048_000,
           "127.0.0.21",
         )
-        expect((yield* Effect.promise(() => token.answer)).split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized")
+        expect((yield* Effect.promise(() => again.answer)).split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
       }),
   )
 
@@ -826,23 +829,39 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(reply.headers.get("x-request-id")).toEqual(expect.any(String))
         const users = yield* call("GET", "/api/users", { token })
         expect(users.body.data).toEqual([])
-        // The token endpoint's 413 carries the RFC 6749 fields too.
-        const form = new URLSearchParams({
-          grant_type: "client_credentials",
-          client_id: clientId,
-          client_secret: "x".repeat(1_100_000),
-        }).toString()
-        const token413 = yield* nodeRequest(`${base}/api/oauth/token`, {
+        // The OAuth endpoints take 16 KiB at most (their bodies are read before any credential is checked),
+        // chunked or not; their 413 carries the RFC 6749 fields too.
+        const formOf = (secretLength: number) =>
+          new URLSearchParams({
+            grant_type: "client_credentials",
+            client_id: clientId,
+            client_secret: "x".repeat(secretLength),
+          }).toString()
+        const overhead = formOf(0).length
+        for (const path of ["/api/oauth/token", "/api/oauth/revoke"]) {
+          for (const chunked of [true, false]) {
+            const token413 = yield* nodeRequest(`${base}${path}`, {
+              method: "POST",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              chunks: piecesOf(formOf(16_385 - overhead)),
+              chunked,
+            })
+            expect(token413.status, `${path} chunked ${chunked}`).toBe(413)
+            expect(JSON.parse(token413.text)).toMatchObject({
+              error: "invalid_request",
+              errors: [{ code: "GH1008", message: "payload too large: the limit is 16384 bytes" }],
+            })
+          }
+        }
+        // 16 KiB exactly is read, and refused for what it says (a wrong secret), not for its size.
+        const atLimit = yield* nodeRequest(`${base}/api/oauth/token`, {
           method: "POST",
           headers: { "content-type": "application/x-www-form-urlencoded" },
-          chunks: piecesOf(form),
+          chunks: piecesOf(formOf(16_384 - overhead)),
           chunked: true,
         })
-        expect(token413.status).toBe(413)
-        expect(JSON.parse(token413.text)).toMatchObject({
-          error: "invalid_request",
-          errors: [{ code: "GH1008" }],
-        })
+        expect(atLimit.status).toBe(401)
+        expect(JSON.parse(atLimit.text).error).toBe("invalid_client")
 
         // A 413 is a refusal: the route never runs, and the key is not used. A write that takes no body ran
         // (its account opened) and was answered 413; a body refused as bad JSON was recorded under the key.

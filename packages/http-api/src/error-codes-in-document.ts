@@ -34,7 +34,7 @@ const codesOfKind = (path: string, operation: Json, status: ErrorStatus): CodesA
     case 409:
       return keyed ? { IK1002: "a request with the same Idempotency-Key is in progress" } : {}
     case 413:
-      return { GH1008: "the body is over 1 MiB" }
+      return { GH1008: oauth ? "the body is over 16 KiB (16384 bytes)" : "the body is over 1 MiB" }
     case 415:
       return {
         GH1010: `${oauth ? "the body is neither form-urlencoded nor JSON" : "the body is not application/json"}, or is sent with a Content-Encoding (compressed): send it as is`,

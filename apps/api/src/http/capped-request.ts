@@ -2,9 +2,21 @@ import { IncomingMessage } from "node:http"
 import type { Socket } from "node:net"
 import { TextDecoder } from "node:util"
 import { sourceNetworkOf } from "@points/infrastructure"
+import { isOAuthPath } from "./api-error-of.js"
 
 /** The largest request body accepted (DESIGN.md section 2). */
 export const MAX_BODY_BYTES = 1_048_576
+
+/**
+ * The largest body the OAuth endpoints accept (16 KiB): a token or revocation request needs a few hundred
+ * bytes, and these bodies are read before any credential is checked (the credentials are in them), so a
+ * client with none could otherwise hold 1 MiB of the body budget per connection.
+ */
+export const MAX_OAUTH_BODY_BYTES = 16_384
+
+/** The largest body a request for `path` (its query string ignored) may carry. */
+export const maxBodyBytesOf = (path: string): number =>
+  isOAuthPath(path.split("?")[0] ?? "") ? MAX_OAUTH_BODY_BYTES : MAX_BODY_BYTES
 
 /**
  * The most body bytes every request of the process together may hold while their bodies arrive (64 MiB: a
@@ -61,10 +73,10 @@ export class BodyOverBudget extends Error {
   }
 }
 
-/** The failure a body over MAX_BODY_BYTES reads with. */
+/** The failure a body over its limit (maxBodyBytesOf) reads with. */
 export class BodyTooLarge extends Error {
-  constructor() {
-    super(`payload too large: the limit is ${MAX_BODY_BYTES} bytes`)
+  constructor(readonly limitBytes: number) {
+    super(`payload too large: the limit is ${limitBytes} bytes`)
   }
 }
 
@@ -76,7 +88,8 @@ export class BodyNotUtf8 extends Error {
 }
 
 /**
- * A request whose body stops at MAX_BODY_BYTES: one sent without Content-Length (chunked), which nothing can
+ * A request whose body stops at its limit (maxBodyBytesOf: MAX_BODY_BYTES, or MAX_OAUTH_BODY_BYTES on the OAuth
+ * endpoints): one sent without Content-Length (chunked), which nothing can
  * refuse before reading, fails its read at the limit and the rest is read and dropped, so that the server
  * can still answer 413 GH1008 on the connection. (@effect/platform's own cap, MaxBodySize, destroys the
  * socket when a read goes over it: the client got a reset instead of an answer.) A body that is not UTF-8
@@ -87,13 +100,15 @@ export class BodyNotUtf8 extends Error {
  */
 export class CappedRequest extends IncomingMessage {
   private bodyBytes = 0
+  // The body's limit, known from its first byte (the request's path is known by then).
+  private limitBytes: number | undefined
   // This body's bytes counted in bufferedBodyBytes and its network's share, given back once it has all
   // arrived or is gone.
   private buffered = 0
   // The source network whose share `buffered` counts in, known from the first byte held.
   private network: string | undefined
   private utf8: TextDecoder | undefined
-  /** Whether the body went over MAX_BODY_BYTES. */
+  /** Whether the body went over its limit (maxBodyBytesOf). */
   tooLarge = false
   /** The budget the body would have gone past: MAX_BUFFERED_BODY_BYTES, or its network's share of it. */
   overBudget: BodyBudget | undefined
@@ -128,9 +143,10 @@ export class CappedRequest extends IncomingMessage {
     }
     if (chunk instanceof Uint8Array) {
       this.bodyBytes += chunk.length
-      if (this.bodyBytes > MAX_BODY_BYTES) {
+      this.limitBytes ??= maxBodyBytesOf(this.url ?? "")
+      if (this.bodyBytes > this.limitBytes) {
         this.tooLarge = true
-        this.refuse(new BodyTooLarge())
+        this.refuse(new BodyTooLarge(this.limitBytes))
         return true
       }
       // A body nobody reads is dropped as it comes (Node's dump, after the answer): it holds nothing.
@@ -259,7 +275,7 @@ export class CappedRequest extends IncomingMessage {
 export const bodyOverBudget = (request: IncomingMessage): BodyBudget | undefined =>
   request instanceof CappedRequest ? request.overBudget : undefined
 
-/** Whether a request's body went over MAX_BODY_BYTES while it was read. */
+/** Whether a request's body went over its limit (maxBodyBytesOf) while it was read. */
 export const bodyWasTooLarge = (request: IncomingMessage) =>
   request instanceof CappedRequest && request.tooLarge
 

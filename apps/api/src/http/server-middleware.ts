@@ -7,7 +7,7 @@ import { Settings } from "../config.js"
 import { entryOf, isAdminPath, isOAuthPath, withOAuthFields } from "./api-error-of.js"
 import { credentialsAdmitBody, partnerDecisionBeforeRoute, rateLimited } from "./authentication.js"
 import { bodyRouteOf } from "./body-routes.js"
-import { type BodyBudget, bodyOverBudget, bodyWasTooLarge, MAX_BODY_BYTES } from "./capped-request.js"
+import { type BodyBudget, bodyOverBudget, bodyWasTooLarge, maxBodyBytesOf } from "./capped-request.js"
 import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { rateLimitHeaders } from "./rate-limit-headers.js"
@@ -47,10 +47,10 @@ export const annotate = (entries: Readonly<Record<string, unknown>>) =>
     Object.entries(entries).reduce((all, [key, value]) => HashMap.set(all, key, value), annotations),
   )
 
-const payloadTooLarge = () =>
+const payloadTooLarge = (path: string) =>
   new ApiError({
     status: 413,
-    errors: [entryOf("GH1008", `payload too large: the limit is ${MAX_BODY_BYTES} bytes`)],
+    errors: [entryOf("GH1008", `payload too large: the limit is ${maxBodyBytesOf(path)} bytes`)],
   })
 
 /**
@@ -152,7 +152,9 @@ const refusalBeforeRouting = (
     return { error: invalidRequest("the Authorization header is sent more than once") }
   }
   const declaredLength = Number(request.headers["content-length"] ?? "0")
-  if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) return { error: payloadTooLarge() }
+  if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytesOf(path)) {
+    return { error: payloadTooLarge(path) }
+  }
   const accepted = bodyRoute?.mediaTypes
   const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
   if (accepted !== undefined && hasBody(request.headers) && !accepted.includes(contentType)) {
@@ -246,9 +248,9 @@ export const serverMiddleware = HttpMiddleware.make((app) =>
         onTrue: () =>
           Effect.flatMap(partnerDecisionBeforeRoute(path), (decision) =>
             decision === undefined
-              ? refused(payloadTooLarge())
+              ? refused(payloadTooLarge(path))
               : refused(
-                  decision.allowed ? payloadTooLarge() : rateLimited(decision),
+                  decision.allowed ? payloadTooLarge(path) : rateLimited(decision),
                   rateLimitHeaders([["partner", decision]]),
                 ),
           ),
