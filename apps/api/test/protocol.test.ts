@@ -253,6 +253,20 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(answer).toContain(
           "too many request bodies are arriving at once from your network; retry later",
         )
+        // A points movement, which the direct write path holds the body of, is refused alike.
+        const movement = yield* heldRequest(
+          base,
+          "POST /api/points/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+            `Authorization: Bearer ${partner.token}\r\nIdempotency-Key: over-share\r\n` +
+            "Content-Length: 1048576\r\n\r\n",
+          1_048_000,
+          "127.0.0.21",
+        )
+        const movementAnswer = yield* Effect.promise(() => movement.answer)
+        expect(movementAnswer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+        expect(movementAnswer).toContain(
+          "too many request bodies are arriving at once from your network; retry later",
+        )
         // The same body from another address is read in full and answered by its route (it is not JSON).
         const other = yield* heldRequest(
           base,
@@ -264,7 +278,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(otherAnswer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
         expect(otherAnswer).toContain('"code":"GH1006"')
         // Its bodies gone, the network holds nothing and has no entry left.
-        for (const one of [...held, refused, other]) one.close()
+        for (const one of [...held, refused, movement, other]) one.close()
         yield* eventually(arriving, (bytes) => bytes === 0, 30)
         expect(yield* networks).toBe(0)
         // And the network's next body is read again.
