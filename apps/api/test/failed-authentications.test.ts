@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { FAILED_AUTHENTICATIONS_WINDOW_SECONDS } from "@points/infrastructure"
@@ -10,6 +11,31 @@ import { ADMIN_TOKEN, baseUrl, call, heldRequest, newPartner, nodeRequest, testS
 const FAILURES_PER_WINDOW = FAILED_AUTHENTICATIONS_WINDOW_SECONDS
 
 const unknownToken = (n: number) => `pos_at_${String(n).padStart(43, "Z")}`
+
+// `count` GETs of `path` with made-up tokens, written at once on one connection from `from`: each answer's
+// status, in order.
+const pipelined = (from: string, path: string, authorization: (n: number) => string, count: number) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.async<ReadonlyArray<number>>((resume) => {
+      const { hostname, port } = new URL(base)
+      let received = ""
+      const socket = connect({ port: Number(port), host: hostname, localAddress: from }, () => {
+        let requests = ""
+        for (let n = 0; n < count; n++) {
+          const last = n === count - 1 ? "Connection: close\r\n" : ""
+          requests += `GET ${path} HTTP/1.1\r\nHost: x\r\n${last}Authorization: ${authorization(n)}\r\n\r\n`
+        }
+        socket.write(requests)
+      })
+      socket.setEncoding("latin1")
+      socket.on("data", (chunk: string) => {
+        received += chunk
+      })
+      socket.on("close", () =>
+        resume(Effect.succeed([...received.matchAll(/HTTP\/1\.1 (\d+) /g)].map((match) => Number(match[1])))),
+      )
+    }),
+  )
 
 // A request from `from` (an address of 127.0.0.0/8: each its own network) with `authorization`.
 const from = (from: string, method: string, path: string, authorization: string, body?: unknown) =>
@@ -177,6 +203,28 @@ layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
         expect(answer.split("\r\n")[0], token).toBe("HTTP/1.1 429 Too Many Requests")
       }
     }),
+  )
+
+  it.effect(
+    "lets exactly the allowance through when requests come together, pipelined on one connection",
+    () =>
+      Effect.gen(function* () {
+        for (const [from, path, authorization] of [
+          ["127.0.0.9", "/api/users", (n: number) => `Bearer ${unknownToken(700 + n)}`],
+          ["127.0.0.10", "/admin/api/partners", (n: number) => `Bearer wrong-admin-token-${n}`],
+        ] as const) {
+          const statuses = yield* pipelined(from, path, authorization, 3 * FAILURES_PER_WINDOW)
+          expect(statuses, path).toHaveLength(3 * FAILURES_PER_WINDOW)
+          expect(
+            statuses.filter((status) => status === 401),
+            path,
+          ).toHaveLength(FAILURES_PER_WINDOW)
+          expect(
+            statuses.filter((status) => status === 429),
+            path,
+          ).toHaveLength(2 * FAILURES_PER_WINDOW)
+        }
+      }),
   )
 
   it.effect("past the limit a network's admin tokens go uncompared, the right one too: 429 GH1009", () =>

@@ -99,10 +99,11 @@ const remoteAddressOf = (request: HttpServerRequest.HttpServerRequest) =>
 const bearerRefusals = new WeakMap<object, Exit.Exit<never, InvalidToken | AuthenticationsRefused>>()
 
 // The principal of the request's bearer token: one this process holds as valid, or else looked up, unless the
-// request's network has failed too often lately. A lookup is counted as a failure before it starts and given
-// back once the token proves valid (or the database could not tell): a client that closes its connection
-// while its token is looked up leaves the failure counted (its request interrupted, nothing after the
-// lookup runs), and concurrent requests cannot all pass the check before any failure is counted.
+// request's network has failed too often lately. A lookup is counted as a failure before it starts, in the
+// same step as the check (FailedAuthentications.charge), and given back once the token proves valid (or the
+// database could not tell): a client that closes its connection while its token is looked up leaves the
+// failure counted (its request interrupted, nothing after the lookup runs), and requests arriving together
+// cannot all pass the check before any failure is counted.
 const checkedBearer = (token: string) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -114,13 +115,12 @@ const checkedBearer = (token: string) =>
     if (Option.isSome(held)) return held.value
     const failures = yield* FailedAuthentications
     const address = remoteAddressOf(request)
-    const retryAfterSeconds = yield* failures.refusedFor(address)
+    const retryAfterSeconds = yield* failures.charge(address)
     if (retryAfterSeconds > 0) {
       const refusal = Exit.fail(new AuthenticationsRefused({ retryAfterSeconds }))
       bearerRefusals.set(incoming, refusal)
       return yield* refusal
     }
-    yield* failures.failed(address)
     return yield* tokens.authenticate(token).pipe(
       Effect.tap(() => failures.forgive(address)),
       Effect.tapError((error) => {
@@ -247,13 +247,14 @@ export const AdminAuthenticationLive = Layer.effect(
                 new ApiError({ status: 401, errors: [entryOf("GH1003", "invalid token")] }),
               )
               if (credentials._tag !== "Token") return yield* refused
+              // Counted before the comparison and given back if it holds, as a bearer lookup is.
               const address = remoteAddressOf(yield* HttpServerRequest.HttpServerRequest)
-              const retryAfterSeconds = yield* failures.refusedFor(address)
+              const retryAfterSeconds = yield* failures.charge(address)
               if (retryAfterSeconds > 0) {
                 return yield* refusedAuthentications(new AuthenticationsRefused({ retryAfterSeconds }))
               }
-              if (sameSecret(credentials.token, Redacted.value(expected))) return
-              yield* failures.failed(address)
+              if (sameSecret(credentials.token, Redacted.value(expected)))
+                return yield* failures.forgive(address)
               return yield* refused
             }),
         }),

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { RateLimiterMemory } from "rate-limiter-flexible"
+import { RateLimiterMemory, type RateLimiterRes } from "rate-limiter-flexible"
 import { sourceNetworkOf } from "./address-rate-limit.js"
 
 /** The window failed authentications are counted over. */
@@ -20,11 +20,14 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
     /** Seconds until the network of `address` may have credentials checked again; 0 when it may now. */
     readonly refusedFor: (address: string) => Effect.Effect<number>
     /**
-     * Counts one failed authentication against the network of `address`: taken before a check whose outcome
-     * might never be known (its request interrupted), and given back by `forgive` if it succeeds.
+     * Counts one failed authentication against the network of `address` before its check runs (its outcome
+     * might never be known: its request interrupted), and answers 0; or, for a network past its limit,
+     * answers the seconds until it may try again, and nothing is to be checked. Counting and deciding are
+     * one step, so requests arriving together (pipelined on one connection) cannot all pass before any is
+     * counted. `forgive` gives the failure back when the check succeeds.
      */
-    readonly failed: (address: string) => Effect.Effect<void>
-    /** Gives back one failure counted by `failed`: the check it was taken for did not fail. */
+    readonly charge: (address: string) => Effect.Effect<number>
+    /** Gives back one failure counted by `charge`: the check it was taken for did not fail. */
     readonly forgive: (address: string) => Effect.Effect<void>
   }
 >() {
@@ -32,23 +35,38 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
   static readonly layer = (perSecond: number) =>
     Layer.sync(FailedAuthentications, () => {
       if (perSecond === 0) {
-        return { refusedFor: () => Effect.succeed(0), failed: () => Effect.void, forgive: () => Effect.void }
+        return {
+          refusedFor: () => Effect.succeed(0),
+          charge: () => Effect.succeed(0),
+          forgive: () => Effect.void,
+        }
       }
       const limiter = new RateLimiterMemory({
         points: perSecond * FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
         duration: FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
       })
+      const secondsOf = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000))
       return {
         refusedFor: (address) =>
           Effect.map(
             Effect.promise(() => limiter.get(sourceNetworkOf(address))),
             (counted) =>
-              counted === null || counted.remainingPoints > 0
-                ? 0
-                : Math.max(1, Math.ceil(counted.msBeforeNext / 1000)),
+              counted === null || counted.remainingPoints > 0 ? 0 : secondsOf(counted.msBeforeNext),
           ),
-        failed: (address) => Effect.asVoid(Effect.promise(() => limiter.penalty(sourceNetworkOf(address)))),
-        forgive: (address) => Effect.asVoid(Effect.promise(() => limiter.reward(sourceNetworkOf(address)))),
+        // The library counts and decides in `consume` synchronously, and rejects with the count past the limit.
+        charge: (address) =>
+          Effect.promise(() =>
+            limiter.consume(sourceNetworkOf(address)).then(
+              () => 0,
+              (refused: RateLimiterRes) => secondsOf(refused.msBeforeNext),
+            ),
+          ),
+        // Only within the window the failure was counted in: a new window's count would go below zero.
+        forgive: (address) =>
+          Effect.promise(async () => {
+            const network = sourceNetworkOf(address)
+            if ((await limiter.get(network)) !== null) await limiter.reward(network)
+          }),
       }
     })
 }
