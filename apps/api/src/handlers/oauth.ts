@@ -141,9 +141,11 @@ export const OAuthLive = HttpApiBuilder.group(PointsApi, "oauth", (handlers) =>
         Effect.gen(function* () {
           const client = yield* clientOf(payload)
           yield* throttle(client.client_id)
-          yield* revokeToken({ ...client, token: payload.token })
-          // This process stops accepting it at once; the others within their cache's lifetime.
-          yield* (yield* BearerTokens).forget(payload.token)
+          const revoked = yield* revokeToken({ ...client, token: payload.token })
+          // This process stops accepting it at once; the others when they hear the revocation (or within their
+          // cache's lifetime). A token that was not revoked now (unknown, or revoked before) is not forgotten:
+          // a revocation request for a made-up token must not touch the process's trust in others.
+          if (revoked) yield* (yield* BearerTokens).forget(payload.token)
         }).pipe(answer),
       writeOptions,
     ),

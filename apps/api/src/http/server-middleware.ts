@@ -177,8 +177,9 @@ const refusalBeforeRouting = (
  * Wraps every request, routed or not: gives it a request id (echoed as `X-Request-Id`) and `Api-Version`
  * (and `Cache-Control: no-store` on the OAuth endpoints), answers everything under /admin/api 404 NN1002 when
  * the admin API is off,
- * refuses bodies over 1 MiB (413 GH1008) and bodies of a media type or in a content coding the route does not
- * take (415 GH1010) before anything reads them, and caps what may be read at the same size. Counts and times every request by
+ * refuses bodies over their limit (413 GH1008: 1 MiB, 16 KiB on the OAuth endpoints) and bodies of a media type
+ * or in a content coding the route does not take (415 GH1010) before anything reads them, and caps what may be
+ * read at the same size. Counts and times every request by
  * route template and status (`/metrics`) and writes its access log line.
  */
 export const serverMiddleware = HttpMiddleware.make((app) =>

@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
-import { Cache, Context, Duration, Effect, Exit, Layer, Option, Queue } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, FiberId, Layer, Option, Queue } from "effect"
 import { LogListener } from "../consumers/log-listener.js"
 import { accessTokenHash, isAccessTokenShaped } from "./access-token.js"
 import { type BearerLookup, lookupBearer, type Principal } from "./authenticate-bearer.js"
@@ -13,6 +13,9 @@ export interface BearerTokenCacheOptions {
   /** At most this many tokens are remembered (least recently used go first). */
   readonly capacity: number
 }
+
+// A lookup's answer with the count of forgettings when it began (see `trusted`).
+type Stamped = BearerLookup & { readonly stamp: number }
 
 /**
  * Bearer authentication for every request, with the valid tokens a process has checked remembered briefly
@@ -65,9 +68,9 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
         const forgottenAt = new Map<string, number>()
         const trusted = (hash: string, stamp: number) =>
           stamp >= everythingForgottenAt && stamp >= (forgottenAt.get(hash) ?? 0)
-        // Uninterruptible: a lookup is shared by every request waiting on it, and an interrupted query would
-        // have its cancel land on the connection's next statement (see the package README).
-        const lookup = (hash: string) =>
+        // Uninterruptible: an interrupted query would have its cancel land on the connection's next statement
+        // (see the package README).
+        const lookup = (hash: string): Effect.Effect<Stamped, InvalidToken | SqlError.SqlError> =>
           Effect.suspend(() => {
             const stamp = forgettings
             return Effect.map(
@@ -76,14 +79,59 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
             )
           })
         const ttlMs = options.ttlSeconds * 1000
-        const cache = yield* Cache.makeWith({
-          capacity: options.capacity,
-          lookup,
-          timeToLive: (exit) =>
-            Exit.isSuccess(exit) ? Duration.millis(Math.max(0, Math.min(ttlMs, exit.value.expiresInMs))) : 0,
-        })
-        const forget = (hash: string) =>
+        // The valid tokens held, by hash, in the order they were last used (a Map keeps insertion order: a use
+        // moves its entry to the end, and the first entry is the one to drop past `capacity`). Written by hand
+        // rather than with Effect's Cache, whose list of accesses grows by an entry at every lookup of a key
+        // it held before (each expiry of a token in use, each made-up token sent again) and is trimmed only
+        // once the cache is over capacity: a process with a few busy tokens grew without bound.
+        const held = new Map<string, { readonly found: Stamped; readonly until: number }>()
+        // The lookups under way, by hash: every request for the token waits on the one lookup. Each runs in a
+        // fiber of its own, so that a request that goes away (its fiber interrupted) neither interrupts it
+        // nor fails the others waiting on it.
+        const underWay = new Map<string, Deferred.Deferred<Stamped, InvalidToken | SqlError.SqlError>>()
+        const scope = yield* Effect.scope
+        const heldNow = (hash: string, now: number): Stamped | undefined => {
+          const entry = held.get(hash)
+          if (entry === undefined) return undefined
+          held.delete(hash)
+          if (entry.until <= now || !trusted(hash, entry.found.stamp)) return undefined
+          held.set(hash, entry)
+          return entry.found
+        }
+        // Kept only if no forgetting of the token came while it was looked up, and never past its expiry.
+        const keep = (hash: string, found: Stamped, now: number) => {
+          const lifetime = Math.min(ttlMs, found.expiresInMs)
+          if (lifetime <= 0 || !trusted(hash, found.stamp)) return
+          held.delete(hash)
+          held.set(hash, { found, until: now + lifetime })
+          if (held.size > options.capacity) {
+            const oldest = held.keys().next()
+            if (oldest.done !== true) held.delete(oldest.value)
+          }
+        }
+        const sharedLookup = (hash: string) =>
           Effect.suspend(() => {
+            const running = underWay.get(hash)
+            if (running !== undefined) return Deferred.await(running)
+            const done = Deferred.unsafeMake<Stamped, InvalidToken | SqlError.SqlError>(FiberId.none)
+            underWay.set(hash, done)
+            return Effect.zipRight(
+              lookup(hash).pipe(
+                Effect.exit,
+                Effect.flatMap((exit) =>
+                  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                    underWay.delete(hash)
+                    if (Exit.isSuccess(exit)) keep(hash, exit.value, now)
+                    return Deferred.done(done, exit)
+                  }),
+                ),
+                Effect.forkIn(scope),
+              ),
+              Deferred.await(done),
+            )
+          })
+        const forget = (hash: string) =>
+          Effect.sync(() => {
             forgettings++
             forgottenAt.delete(hash)
             forgottenAt.set(hash, forgettings)
@@ -91,27 +139,25 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
               everythingForgottenAt = forgettings
               forgottenAt.clear()
             }
-            return cache.invalidate(hash)
+            held.delete(hash)
           })
-        const forgetAll = Effect.suspend(() => {
+        const forgetAll = Effect.sync(() => {
           forgettings++
           everythingForgottenAt = forgettings
           forgottenAt.clear()
-          return cache.invalidateAll
+          held.clear()
         })
-        // A remembered answer from before its token's latest forgetting is looked up again (once more at most,
-        // then without the cache).
-        const remembered = (
-          hash: string,
-          again = true,
-        ): Effect.Effect<BearerLookup, InvalidToken | SqlError.SqlError> =>
-          Effect.flatMap(cache.get(hash), (found) =>
-            trusted(hash, found.stamp)
-              ? Effect.succeed(found)
-              : again
-                ? Effect.zipRight(cache.invalidate(hash), remembered(hash, false))
-                : lookup(hash),
-          )
+        // A token held is answered from memory; any other is looked up (shared with the requests already
+        // waiting on its lookup). An answer from a lookup that a forgetting of its token overtook may predate
+        // the revocation: the token is looked up once more, on its own, after the forgetting.
+        const remembered = (hash: string): Effect.Effect<Stamped, InvalidToken | SqlError.SqlError> =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const found = heldNow(hash, now)
+            if (found !== undefined) return Effect.succeed(found)
+            return Effect.flatMap(sharedLookup(hash), (looked) =>
+              trusted(hash, looked.stamp) ? Effect.succeed(looked) : lookup(hash),
+            )
+          })
         if (ttlMs > 0) {
           const heard = yield* (yield* LogListener).subscribeHeard
           yield* Queue.take(heard).pipe(
@@ -134,26 +180,15 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
                 (found) => found.principal,
               )
             : Effect.fail(new InvalidToken({ reason: "malformed" }))
-        // Asked only of a token the cache has an entry for: Effect's Cache records an access even for a key it
-        // does not hold, in a list that is trimmed only once the cache is over capacity, so asking about
-        // every unknown token (a network refused before any lookup, its entries never made) would grow it
-        // without bound.
-        const rememberedNow = (token: string): Effect.Effect<Option.Option<Principal>> => {
-          if (ttlMs === 0 || !isAccessTokenShaped(token)) return Effect.succeedNone
-          const hash = accessTokenHash(token)
-          return Effect.flatMap(cache.contains(hash), (held) =>
-            held
-              ? cache.getOptionComplete(hash).pipe(
-                  Effect.map(
-                    Option.filterMap((found) =>
-                      trusted(hash, found.stamp) ? Option.some(found.principal) : Option.none(),
-                    ),
-                  ),
-                  Effect.orElseSucceed(() => Option.none<Principal>()),
-                )
-              : Effect.succeedNone,
-          )
-        }
+        const rememberedNow = (token: string): Effect.Effect<Option.Option<Principal>> =>
+          ttlMs === 0 || !isAccessTokenShaped(token)
+            ? Effect.succeedNone
+            : Effect.map(Clock.currentTimeMillis, (now) =>
+                Option.map(
+                  Option.fromNullable(heldNow(accessTokenHash(token), now)),
+                  (found) => found.principal,
+                ),
+              )
         return {
           authenticate,
           remembered: rememberedNow,

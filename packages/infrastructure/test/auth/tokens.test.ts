@@ -141,12 +141,13 @@ layer(serviceDatabase({ poolSize: 12 }), { excludeTestServices: true })("access 
           expect(refused).toBeInstanceOf(InvalidParams)
           expect(refused).toMatchObject({ field: "token", problem: "was not issued to this client" })
           expect((yield* authenticateBearer(token.access_token)).tokenId).toBe(token.token_id)
-          yield* revokeToken({ ...owner.credentials, token: `pos_at_${"B".repeat(43)}` })
-          yield* revokeToken({ ...owner.credentials, token: "garbage" })
-          yield* revokeToken({ ...owner.credentials, token: token.access_token })
+          // Each says whether it revoked a token now: unknown ones and repeats did not.
+          expect(yield* revokeToken({ ...owner.credentials, token: `pos_at_${"B".repeat(43)}` })).toBe(false)
+          expect(yield* revokeToken({ ...owner.credentials, token: "garbage" })).toBe(false)
+          expect(yield* revokeToken({ ...owner.credentials, token: token.access_token })).toBe(true)
           invalidToken("revoked")(yield* Effect.flip(authenticateBearer(token.access_token)))
           // Revoking again is still a success.
-          yield* revokeToken({ ...owner.credentials, token: token.access_token })
+          expect(yield* revokeToken({ ...owner.credentials, token: token.access_token })).toBe(false)
           expect((yield* authenticateBearer(kept.access_token)).tokenId).toBe(kept.token_id)
         }),
     )
