@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { expect, layer } from "@effect/vitest"
 import { InvalidToken, PartnerId } from "@points/domain"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { vi } from "vitest"
 import { accessTokenHash, BearerTokens, uuidV7 } from "../../src/index.js"
 import { serviceDatabase } from "../services/service-fixtures.js"
@@ -77,6 +77,38 @@ layer(serviceDatabase(), { excludeTestServices: true })(
         // With Effect's Cache it was ~230 bytes a round (4.7 MB here): its list of accesses grew at each lookup.
         expect(grown).toBeLessThan(1_048_576)
       }),
+    )
+
+    it.scoped(
+      "a request that goes away while its token is looked up fails none of the others waiting on it",
+      () =>
+        Effect.gen(function* () {
+          const principal = { partnerId: PartnerId.make(uuidV7()), clientId: "client", tokenId: "token" }
+          const started = yield* Deferred.make<void>()
+          const gate = yield* Deferred.make<void>()
+          let lookups = 0
+          const tokens = yield* Effect.map(
+            Layer.build(
+              BearerTokens.layer({ ttlSeconds: 60, capacity: 100 }, () =>
+                Effect.gen(function* () {
+                  lookups++
+                  yield* Deferred.succeed(started, undefined)
+                  yield* Deferred.await(gate)
+                  return { principal, expiresInMs: 60_000 }
+                }),
+              ),
+            ),
+            Context.get(BearerTokens),
+          )
+          const first = yield* Effect.fork(tokens.authenticate(valid))
+          yield* Deferred.await(started)
+          const second = yield* Effect.fork(tokens.authenticate(valid))
+          const interrupting = yield* Effect.fork(Fiber.interrupt(first))
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(interrupting)
+          expect(yield* Fiber.join(second)).toEqual(principal)
+          expect(lookups).toBe(1)
+        }),
     )
   },
 )
