@@ -22,7 +22,7 @@ const heapAfterCollection = () => {
 }
 
 layer(serviceDatabase(), { excludeTestServices: true })(
-  "BearerTokens, asked about tokens it does not hold",
+  "BearerTokens' cache: what it keeps, and its shared lookups",
   (it) => {
     it.scoped(
       "keeps nothing of them: a network sending made-up tokens cannot grow the process's memory",
