@@ -115,15 +115,22 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
             if (running !== undefined) return Deferred.await(running)
             const done = Deferred.unsafeMake<Stamped, InvalidToken | SqlError.SqlError>(FiberId.none)
             underWay.set(hash, done)
+            const forgetUnderWay = () => {
+              if (underWay.get(hash) === done) underWay.delete(hash)
+            }
             return Effect.zipRight(
               lookup(hash).pipe(
                 Effect.exit,
                 Effect.flatMap((exit) =>
                   Effect.flatMap(Clock.currentTimeMillis, (now) => {
-                    underWay.delete(hash)
+                    forgetUnderWay()
                     if (Exit.isSuccess(exit)) keep(hash, exit.value, now)
                     return Deferred.done(done, exit)
                   }),
+                ),
+                // Ended before it began (the layer closing): its waiters are told, not left waiting.
+                Effect.onInterrupt(() =>
+                  Effect.zipRight(Effect.sync(forgetUnderWay), Deferred.interrupt(done)),
                 ),
                 Effect.forkIn(scope),
               ),
