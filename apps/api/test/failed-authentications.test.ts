@@ -37,12 +37,12 @@ const pipelined = (from: string, path: string, authorization: (n: number) => str
     }),
   )
 
-// A request from `from` (an address of 127.0.0.0/8: each its own network) with `authorization`.
-const from = (from: string, method: string, path: string, authorization: string, body?: unknown) =>
+// A request from `address` (one of 127.0.0.0/8: each its own network) with `authorization`.
+const from = (address: string, method: string, path: string, authorization: string, body?: unknown) =>
   Effect.flatMap(baseUrl, (base) =>
     nodeRequest(`${base}${path}`, {
       method,
-      localAddress: from,
+      localAddress: address,
       headers: {
         authorization,
         ...(body === undefined

@@ -38,6 +38,24 @@ const expectPublishedError = (reply: Reply, status: number, code: string) => {
 const metricNow = (name: string) =>
   Effect.map(call("GET", "/metrics"), (reply) => metricValue(reply.text, name))
 
+// The head of a points movement with a ~1 MiB body, which the direct write path holds the body of.
+const heldMovementHead = (token: string, key: string) =>
+  "POST /api/points/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+  `Authorization: Bearer ${token}\r\nIdempotency-Key: ${key}\r\n` +
+  "Content-Length: 1048576\r\n\r\n"
+
+// The answer to a body refused for going past the process's budget of bodies arriving, or its network's share.
+const expectBodiesRefused = (answer: string, budget: "process" | "network") => {
+  expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+  expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
+  expect(answer).toContain('"code":"SV5003"')
+  expect(answer).toContain(
+    budget === "process"
+      ? "too many request bodies are arriving at once; retry later"
+      : "too many request bodies are arriving at once from your network; retry later",
+  )
+}
+
 // Raw bytes to the server and everything it sends back until it closes: for requests no HTTP client sends.
 const sendRaw = (
   url: string,
@@ -174,10 +192,7 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         // From a ninth address, whose share is untouched: the process's budget refuses it.
         const refused = yield* heldRequest(base, head, 1_048_000, "127.0.0.9")
         const answer = yield* Effect.promise(() => refused.answer)
-        expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
-        expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
-        expect(answer).toContain('"code":"SV5003"')
-        expect(answer).toContain("too many request bodies are arriving at once; retry later")
+        expectBodiesRefused(answer, "process")
         // Bodies nobody reads run out of room too (a path that names no route, a token still being looked
         // up): each request is answered and the process stays up (an 'error' event nobody listened to ended
         // it, with every request in flight).
@@ -205,17 +220,13 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         const answeredBefore = yield* directAnswers()
         const movement = yield* heldRequest(
           base,
-          "POST /api/points/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
-            `Authorization: Bearer ${partner.token}\r\nIdempotency-Key: over-budget\r\n` +
-            "Content-Length: 1048576\r\n\r\n",
+          heldMovementHead(partner.token, "over-budget"),
           1_048_000,
           "127.0.0.9",
         )
         const movementAnswer = yield* Effect.promise(() => movement.answer)
-        expect(movementAnswer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
-        expect(movementAnswer).toMatch(/\r\nretry-after: 2\r\n/i)
+        expectBodiesRefused(movementAnswer, "process")
         expect(movementAnswer).toMatch(/\r\nx-request-id: \S+\r\n/i)
-        expect(movementAnswer).toContain('"code":"SV5003"')
         expect(yield* directAnswers()).toBe(answeredBefore + 1)
         // Their bodies gone, the budget is free again.
         for (const one of [...held, refused, movement]) one.close()
@@ -247,26 +258,16 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(yield* networks).toBe(1)
         const refused = yield* heldRequest(base, head, 1_048_000, "127.0.0.21")
         const answer = yield* Effect.promise(() => refused.answer)
-        expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
-        expect(answer).toMatch(/\r\nretry-after: 2\r\n/i)
-        expect(answer).toContain('"code":"SV5003"')
-        expect(answer).toContain(
-          "too many request bodies are arriving at once from your network; retry later",
-        )
+        expectBodiesRefused(answer, "network")
         // A points movement, which the direct write path holds the body of, is refused alike.
         const movement = yield* heldRequest(
           base,
-          "POST /api/points/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
-            `Authorization: Bearer ${partner.token}\r\nIdempotency-Key: over-share\r\n` +
-            "Content-Length: 1048576\r\n\r\n",
+          heldMovementHead(partner.token, "over-share"),
           1_048_000,
           "127.0.0.21",
         )
         const movementAnswer = yield* Effect.promise(() => movement.answer)
-        expect(movementAnswer.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
-        expect(movementAnswer).toContain(
-          "too many request bodies are arriving at once from your network; retry later",
-        )
+        expectBodiesRefused(movementAnswer, "network")
         // The same body from another address is read in full and answered by its route (it is not JSON).
         const other = yield* heldRequest(
           base,
