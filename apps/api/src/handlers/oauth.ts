@@ -10,10 +10,11 @@ import {
   type RateLimitDecision,
   revokeToken,
 } from "@points/infrastructure"
-import { Effect, Metric, Option } from "effect"
+import { Effect, Metric } from "effect"
 import { Settings } from "../config.js"
 import { answer } from "../http/answer.js"
 import { entryOf } from "../http/api-error-of.js"
+import { remoteAddressOf } from "../http/authentication.js"
 import { basicCredentialsOf } from "../http/basic-credentials.js"
 import { rateLimitRejections } from "../http/metrics.js"
 import { rateLimitHeaders } from "../http/rate-limit-headers.js"
@@ -72,7 +73,7 @@ const throttle = (clientId: string) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const decisions: Array<readonly [string, RateLimitDecision]> = []
     if (settings.tokenRateLimitPerAddress > 0) {
-      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const address = remoteAddressOf(request)
       const policy = addressRateLimitPolicy(settings.tokenRateLimitPerAddress)
       decisions.push(["address", yield* Effect.orDie(consumeAddressRateLimit(address, policy))])
     }

@@ -90,7 +90,8 @@ const refusedAuthentications = (refusal: AuthenticationsRefused) =>
     ),
   )
 
-const remoteAddressOf = (request: HttpServerRequest.HttpServerRequest) =>
+/** The address a request came from, as the limits per source network count it ("unknown" when not known). */
+export const remoteAddressOf = (request: HttpServerRequest.HttpServerRequest) =>
   Option.getOrElse(request.remoteAddress, () => "unknown")
 
 // What a request's bearer token came to, once refused: the server middleware (deciding whether to read the

@@ -7,7 +7,13 @@ import { Settings } from "../config.js"
 import { entryOf, isAdminPath, isOAuthPath, withOAuthFields } from "./api-error-of.js"
 import { credentialsAdmitBody, partnerDecisionBeforeRoute, rateLimited } from "./authentication.js"
 import { bodyRouteOf } from "./body-routes.js"
-import { type BodyBudget, bodyOverBudget, bodyWasTooLarge, maxBodyBytesOf } from "./capped-request.js"
+import {
+  type BodyBudget,
+  bodyOverBudget,
+  bodyWasTooLarge,
+  MAX_OAUTH_BODY_BYTES,
+  maxBodyBytesOf,
+} from "./capped-request.js"
 import { errorResponse } from "./error-response.js"
 import { recordRequest, requestsInFlight, UNMATCHED_ROUTE } from "./metrics.js"
 import { rateLimitHeaders } from "./rate-limit-headers.js"
@@ -152,7 +158,12 @@ const refusalBeforeRouting = (
     return { error: invalidRequest("the Authorization header is sent more than once") }
   }
   const declaredLength = Number(request.headers["content-length"] ?? "0")
-  if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytesOf(path)) {
+  // The path's limit worked out only for a length past the smallest one: most requests carry little or none.
+  if (
+    Number.isFinite(declaredLength) &&
+    declaredLength > MAX_OAUTH_BODY_BYTES &&
+    declaredLength > maxBodyBytesOf(path)
+  ) {
     return { error: payloadTooLarge(path) }
   }
   const accepted = bodyRoute?.mediaTypes
