@@ -1,8 +1,11 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError } from "@effect/sql"
 import { expect } from "@effect/vitest"
 import { InvalidClientCredentials, InvalidToken, type InvalidTokenReason } from "@points/domain"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import {
+  type BearerLookup,
+  type BearerTokenCacheOptions,
+  BearerTokens,
   createPartner,
   type InlineProjection,
   type IssuedCredential,
@@ -43,3 +46,14 @@ export const invalidToken = (reason: InvalidTokenReason) => (error: unknown) => 
   refusedWith(InvalidToken, "GH1003")(error)
   expect((error as InvalidToken).reason).toBe(reason)
 }
+
+/**
+ * A process's bearer tokens: a cache of its own with these options, on the test's database, its tokens looked
+ * up as `lookupBy` says (the database's lookup unless given).
+ */
+export const bearerTokensWith = (
+  options: BearerTokenCacheOptions,
+  lookupBy?: (
+    tokenHash: string,
+  ) => Effect.Effect<BearerLookup, InvalidToken | SqlError.SqlError, SqlClient.SqlClient>,
+) => Effect.map(Layer.build(BearerTokens.layer(options, lookupBy)), Context.get(BearerTokens))

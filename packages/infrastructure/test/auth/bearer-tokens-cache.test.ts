@@ -3,10 +3,11 @@ import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { expect, layer } from "@effect/vitest"
 import { InvalidToken, PartnerId } from "@points/domain"
-import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import { vi } from "vitest"
-import { accessTokenHash, BearerTokens, uuidV7 } from "../../src/index.js"
+import { accessTokenHash, uuidV7 } from "../../src/index.js"
 import { serviceDatabase } from "../services/service-fixtures.js"
+import { bearerTokensWith } from "./auth-fixtures.js"
 
 // A full collection on demand, to weigh what a loop left behind (V8's gc, exposed for this test only).
 setFlagsFromString("--expose-gc")
@@ -28,10 +29,7 @@ layer(serviceDatabase(), { excludeTestServices: true })(
       "keeps nothing of them: a network sending made-up tokens cannot grow the process's memory",
       () =>
         Effect.gen(function* () {
-          const tokens = yield* Effect.map(
-            Layer.build(BearerTokens.layer({ ttlSeconds: 60, capacity: 10_000 })),
-            Context.get(BearerTokens),
-          )
+          const tokens = yield* bearerTokensWith({ ttlSeconds: 60, capacity: 10_000 })
           const made = Array.from(
             { length: 100_000 },
             () => `pos_at_${randomBytes(32).toString("base64url")}`,
@@ -51,15 +49,10 @@ layer(serviceDatabase(), { excludeTestServices: true })(
         // Looked up without the database: a valid token whose answer may not be kept (it expires at once, as
         // a token in use does each TOKEN_CACHE_SECONDS), and a made-up one refused each time it is sent.
         const principal = { partnerId: PartnerId.make(uuidV7()), clientId: "client", tokenId: "token" }
-        const tokens = yield* Effect.map(
-          Layer.build(
-            BearerTokens.layer({ ttlSeconds: 60, capacity: 10_000 }, (hash) =>
-              hash === accessTokenHash(valid)
-                ? Effect.succeed({ principal, expiresInMs: 0 })
-                : Effect.fail(new InvalidToken({ reason: "unknown" })),
-            ),
-          ),
-          Context.get(BearerTokens),
+        const tokens = yield* bearerTokensWith({ ttlSeconds: 60, capacity: 10_000 }, (hash) =>
+          hash === accessTokenHash(valid)
+            ? Effect.succeed({ principal, expiresInMs: 0 })
+            : Effect.fail(new InvalidToken({ reason: "unknown" })),
         )
         // Each round a millisecond later (Date faked, which Effect's clock reads; timers left real): the
         // answer kept for 0 ms has expired.
@@ -87,18 +80,13 @@ layer(serviceDatabase(), { excludeTestServices: true })(
           const started = yield* Deferred.make<void>()
           const gate = yield* Deferred.make<void>()
           let lookups = 0
-          const tokens = yield* Effect.map(
-            Layer.build(
-              BearerTokens.layer({ ttlSeconds: 60, capacity: 100 }, () =>
-                Effect.gen(function* () {
-                  lookups++
-                  yield* Deferred.succeed(started, undefined)
-                  yield* Deferred.await(gate)
-                  return { principal, expiresInMs: 60_000 }
-                }),
-              ),
-            ),
-            Context.get(BearerTokens),
+          const tokens = yield* bearerTokensWith({ ttlSeconds: 60, capacity: 100 }, () =>
+            Effect.gen(function* () {
+              lookups++
+              yield* Deferred.succeed(started, undefined)
+              yield* Deferred.await(gate)
+              return { principal, expiresInMs: 60_000 }
+            }),
           )
           const first = yield* Effect.fork(tokens.authenticate(valid))
           yield* Deferred.await(started)

@@ -1,20 +1,19 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import {
   accessTokenHash,
-  BearerTokens,
+  type BearerTokens,
   issueToken,
   lookupBearer,
   revokeCredential,
   revokeToken,
 } from "../../src/index.js"
 import { serviceDatabase } from "../services/service-fixtures.js"
-import { invalidToken, newClient, ttl } from "./auth-fixtures.js"
+import { bearerTokensWith, invalidToken, newClient, ttl } from "./auth-fixtures.js"
 
 /** A process's remembered tokens: a fresh cache with this lifetime, built on the test's database. */
-const processWith = (ttlSeconds: number) =>
-  Effect.map(Layer.build(BearerTokens.layer({ ttlSeconds, capacity: 100 })), Context.get(BearerTokens))
+const processWith = (ttlSeconds: number) => bearerTokensWith({ ttlSeconds, capacity: 100 })
 
 /** Polls until the token is refused; fails after `seconds`. */
 const refusedWithin = (tokens: BearerTokens["Type"], token: string, seconds: number) =>
@@ -71,10 +70,7 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
               Effect.zipLeft(Deferred.await(answer)),
             )
           : lookupBearer(hash)
-      const tokens = yield* Effect.map(
-        Layer.build(BearerTokens.layer({ ttlSeconds: 60, capacity: 100 }, slowFirst)),
-        Context.get(BearerTokens),
-      )
+      const tokens = yield* bearerTokensWith({ ttlSeconds: 60, capacity: 100 }, slowFirst)
       const during = yield* Effect.fork(Effect.either(tokens.authenticate(token.access_token)))
       yield* Deferred.await(read)
       yield* revokeToken({ ...credentials, token: token.access_token })
