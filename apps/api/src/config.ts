@@ -13,14 +13,15 @@ export interface ApiSettings {
   readonly rateLimitPerSecond: number
   readonly rateLimitBurst: number
   /**
-   * TOKEN_RATE_LIMIT_PER_ADDRESS: token endpoint requests a second per source network (burst twice that), 0
-   * for none (behind a proxy every caller has the proxy's address).
+   * TOKEN_RATE_LIMIT_PER_ADDRESS: token endpoint requests a second per source network (burst twice that; an
+   * IPv6 /48's networks together twice as many), 0 for none (behind a proxy every caller has the proxy's
+   * address).
    */
   readonly tokenRateLimitPerAddress: number
   /**
    * AUTH_FAILURE_LIMIT_PER_ADDRESS: failed bearer and admin authentications a second per source network (over
-   * 10-second windows), in each API process; past it the network's credentials go unchecked (429) until its
-   * window ends; 0 for none.
+   * 10-second windows; an IPv6 /48's networks together twice as many), in each API process; past it the
+   * network's credentials go unchecked (429) until its window ends; 0 for none.
    */
   readonly authFailureLimitPerAddress: number
   readonly tlsCertFile: Option.Option<string>

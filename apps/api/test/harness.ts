@@ -32,14 +32,12 @@ export const testSettings = (overrides: Partial<ApiSettings> = {}) =>
   })
 
 /** The whole API on a real socket (127.0.0.1, a free port) over a fresh database, with user activation. */
-export const testServer = (overrides: Partial<ApiSettings> = {}) =>
+export const testServer = (overrides: Partial<ApiSettings> = {}) => testServerOn("127.0.0.1", overrides)
+
+/** The whole API as testServer has it, listening on `host` (::1: its clients come from IPv6). */
+export const testServerOn = (host: string, overrides: Partial<ApiSettings> = {}) =>
   Layer.mergeAll(HttpAppLive, UserActivationLive).pipe(
-    Layer.provideMerge(
-      apiServerLayer(apiHttpServer, {
-        port: 0,
-        host: "127.0.0.1",
-      }),
-    ),
+    Layer.provideMerge(apiServerLayer(apiHttpServer, { port: 0, host })),
     Layer.provide(WriteSideLive),
     Layer.provide(testSettings(overrides)),
     Layer.provideMerge(testDatabase()),
@@ -57,7 +55,8 @@ export interface Reply {
 /** The base URL of the running test server. */
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
   const address = server.address as HttpServer.TcpAddress
-  return `http://127.0.0.1:${address.port}`
+  const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
+  return `http://${host}:${address.port}`
 })
 
 /** Sends a request to the test server; `json` sets a JSON body, `body` a raw one. */

@@ -5,6 +5,8 @@ import {
   CLIENT_RATE_LIMIT,
   clientRateLimitKey,
   consumeClientRateLimit,
+  NETWORKS_PER_SITE,
+  sourceSiteOf,
 } from "@points/infrastructure"
 import { Effect } from "effect"
 import {
@@ -17,6 +19,7 @@ import {
   type Reply,
   TEST_ADDRESS_RATE_LIMIT,
   testServer,
+  testServerOn,
 } from "./harness.js"
 
 const FORM = "application/x-www-form-urlencoded"
@@ -583,3 +586,47 @@ layer(testServer({ tokenRateLimitPerAddress: 1 }), { timeout: "120 seconds", exc
     )
   },
 )
+
+// From IPv6 (::1), whose /64 has a bucket of 2 and whose /48 one of twice that.
+layer(testServerOn("::1", { tokenRateLimitPerAddress: 1 }), {
+  timeout: "120 seconds",
+  excludeTestServices: true,
+})("The OAuth endpoints' limit per IPv6 site", (it) => {
+  it.effect(
+    "asks an IPv6 caller's /48 after its /64, and refuses every network of a site whose bucket is empty",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* baseUrl).toMatch(/^http:\/\/\[::1\]:\d+$/)
+        const guessed = () => form({ client_id: `guess-${crypto.randomUUID()}`, client_secret: "guess" })
+        const first = yield* call("POST", TOKEN, guessed())
+        expect(first.status, first.text).toBe(401)
+        expect(first.headers.get("ratelimit-policy")).toBe(
+          `"address";q=2;w=1, "site";q=${2 * NETWORKS_PER_SITE};w=1, "client";q=${CLIENT_RATE_LIMIT.burst};w=1`,
+        )
+        // The site's bucket emptied for a minute (as by its other networks), the network's left full.
+        const siteKey = `site:${sourceSiteOf("::1")}`
+        const emptied = yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds'
+        WHERE key = ${siteKey} RETURNING key`
+        expect(emptied).toHaveLength(1)
+        yield* sql`DELETE FROM rate_limits WHERE key = ${addressRateLimitKey("::1")}`
+        const before = yield* rejections
+        const another = `guess-${crypto.randomUUID()}`
+        const refused = yield* call("POST", TOKEN, form({ client_id: another, client_secret: "guess" }))
+        expect(refused.status, refused.text).toBe(429)
+        expect(refused.body.errors[0].code).toBe("GH1009")
+        expect(refused.body.error).toBe("temporarily_unavailable")
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(50)
+        // Its network had room; its site had none; its client was not asked.
+        expect(refused.headers.get("ratelimit-policy")).toBe(
+          `"address";q=2;w=1, "site";q=${2 * NETWORKS_PER_SITE};w=1`,
+        )
+        expect(refused.headers.get("ratelimit")).toMatch(/^"address";r=1;t=\d+, "site";r=0;t=\d+$/)
+        expectNoStore(refused)
+        expect(yield* rejections).toBe(before + 1)
+        expect(
+          yield* sql`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(another)}`,
+        ).toHaveLength(0)
+      }),
+  )
+})

@@ -6,6 +6,7 @@ import {
   BearerTokens,
   consumeAddressRateLimit,
   consumeClientRateLimit,
+  consumeSiteRateLimit,
   issueToken,
   type RateLimitDecision,
   revokeToken,
@@ -64,8 +65,8 @@ const clientOf = (body: {
   })
 
 // A guessing client is throttled before its secret is checked (DESIGN.md section 7): per source network
-// first (a caller inventing client ids would otherwise make the API run an Argon2id check per request), then
-// per client id. Every answer after this point says where the buckets stand, a refusal also when to retry; a
+// first (a caller inventing client ids would otherwise make the API run an Argon2id check per request), and
+// for IPv6 per site (a /48's networks together), then per client id. Every answer after this point says where the buckets stand, a refusal also when to retry; a
 // refused request takes nothing from the client's bucket.
 const throttle = (clientId: string) =>
   Effect.gen(function* () {
@@ -76,6 +77,11 @@ const throttle = (clientId: string) =>
       const address = remoteAddressOf(request)
       const policy = addressRateLimitPolicy(settings.tokenRateLimitPerAddress)
       decisions.push(["address", yield* Effect.orDie(consumeAddressRateLimit(address, policy))])
+      // An IPv6 network's site is asked once its network let the request pass (see consumeSiteRateLimit).
+      if (decisions.every(([, decision]) => decision.allowed)) {
+        const site = yield* Effect.orDie(consumeSiteRateLimit(address, policy))
+        if (site !== undefined) decisions.push(["site", site])
+      }
     }
     if (decisions.every(([, decision]) => decision.allowed)) {
       decisions.push(["client", yield* Effect.orDie(consumeClientRateLimit(clientId))])

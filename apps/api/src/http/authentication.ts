@@ -54,8 +54,8 @@ export const BearerTokensLive = Layer.unwrapEffect(
 
 /**
  * Each source network's failed authentications, in this process: past AUTH_FAILURE_LIMIT_PER_ADDRESS a second
- * (over 10-second windows) its bearer tokens are not looked up, nor its admin tokens compared, until the
- * window ends (see FailedAuthentications).
+ * (over 10-second windows; twice that for the networks of an IPv6 /48 together) its bearer tokens are not
+ * looked up, nor its admin tokens compared, until the window ends (see FailedAuthentications).
  */
 export const FailedAuthenticationsLive = Layer.unwrapEffect(
   Effect.map(Settings, (settings) => FailedAuthentications.layer(settings.authFailureLimitPerAddress)),

@@ -1,7 +1,7 @@
 import { IncomingMessage } from "node:http"
 import type { Socket } from "node:net"
 import { TextDecoder } from "node:util"
-import { sourceNetworkOf } from "@points/infrastructure"
+import { NETWORKS_PER_SITE, sourceNetworkOf, sourceSiteOf } from "@points/infrastructure"
 import { isOAuthPath } from "./api-error-of.js"
 
 /** The largest request body accepted (DESIGN.md section 2). */
@@ -33,20 +33,43 @@ export const MAX_BUFFERED_BODY_BYTES = 64 * 1_048_576
  */
 export const MAX_BUFFERED_BODY_BYTES_PER_NETWORK = MAX_BUFFERED_BODY_BYTES / 8
 
-let bufferedBodyBytes = 0
-// What each source network's requests hold now; a network holding nothing has no entry.
-const networkBodyBytes = new Map<string, number>()
-// A connection's source network, worked out once for all the requests it carries.
-const networkOfSocket = new WeakMap<Socket, string>()
+/**
+ * The most the requests of one IPv6 site (a /48: see sourceSiteOf) may hold together: NETWORKS_PER_SITE
+ * networks' shares (16 MiB), so that a caller holding a /48 cannot take the whole budget through eight of its
+ * 65,536 networks.
+ */
+export const MAX_BUFFERED_BODY_BYTES_PER_SITE = MAX_BUFFERED_BODY_BYTES_PER_NETWORK * NETWORKS_PER_SITE
 
-const sourceNetworkOfSocket = (socket: Socket | null): string => {
-  if (socket === null) return "unknown"
-  let network = networkOfSocket.get(socket)
-  if (network === undefined) {
-    network = sourceNetworkOf(socket.remoteAddress ?? "unknown")
-    networkOfSocket.set(socket, network)
+let bufferedBodyBytes = 0
+// What each source network's requests hold now, and each IPv6 site's; one holding nothing has no entry.
+const networkBodyBytes = new Map<string, number>()
+const siteBodyBytes = new Map<string, number>()
+
+// Where a connection's requests come from, as the shares count them: its source network, and its site if
+// it has one (IPv6). Worked out once for all the requests the connection carries.
+interface Source {
+  readonly network: string
+  readonly site: string | undefined
+}
+const sourceOfSocket = new WeakMap<Socket, Source>()
+
+const sourceOf = (socket: Socket | null): Source => {
+  if (socket === null) return { network: "unknown", site: undefined }
+  let source = sourceOfSocket.get(socket)
+  if (source === undefined) {
+    const address = socket.remoteAddress ?? "unknown"
+    source = { network: sourceNetworkOf(address), site: sourceSiteOf(address) }
+    sourceOfSocket.set(socket, source)
   }
-  return network
+  return source
+}
+
+// Adds `bytes` (negative: gives them back) to a share's count, dropping the entry of one that holds nothing.
+const addTo = (shares: Map<string, number>, key: string | undefined, bytes: number) => {
+  if (key === undefined) return
+  const now = (shares.get(key) ?? 0) + bytes
+  if (now > 0) shares.set(key, now)
+  else shares.delete(key)
 }
 
 // IncomingMessage's own `_dump` (not in its type declarations): it resumes the body and drops what comes.
@@ -59,8 +82,11 @@ export const bodyBytesArriving = () => bufferedBodyBytes
 /** The source networks whose requests hold body bytes now: at most one entry per network sending bodies. */
 export const networksWithBodiesArriving = () => networkBodyBytes.size
 
-/** Whose share of the body budget a refused body would have gone past: the process's, or its network's. */
-export type BodyBudget = "process" | "network"
+/**
+ * Whose share of the body budget a refused body would have gone past: the process's, its network's, or its
+ * IPv6 site's.
+ */
+export type BodyBudget = "process" | "network" | "site"
 
 /** The failure a body that would go past MAX_BUFFERED_BODY_BYTES, or its network's share of it, reads with. */
 export class BodyOverBudget extends Error {
@@ -102,15 +128,15 @@ export class CappedRequest extends IncomingMessage {
   private bodyBytes = 0
   // The body's limit, known from its first byte (the request's path is known by then).
   private limitBytes: number | undefined
-  // This body's bytes counted in bufferedBodyBytes and its network's share, given back once it has all
-  // arrived or is gone.
+  // This body's bytes counted in bufferedBodyBytes and its network's and site's shares, given back once it
+  // has all arrived or is gone.
   private buffered = 0
-  // The source network whose share `buffered` counts in, known from the first byte held.
-  private network: string | undefined
+  // The source whose shares `buffered` counts in, known from the first byte held.
+  private source: Source | undefined
   private utf8: TextDecoder | undefined
   /** Whether the body went over its limit (maxBodyBytesOf). */
   tooLarge = false
-  /** The budget the body would have gone past: MAX_BUFFERED_BODY_BYTES, or its network's share of it. */
+  /** The budget the body would have gone past: MAX_BUFFERED_BODY_BYTES, or its network's or site's share. */
   overBudget: BodyBudget | undefined
   /** Whether the body held a byte sequence that is not UTF-8. */
   notUtf8 = false
@@ -151,21 +177,25 @@ export class CappedRequest extends IncomingMessage {
       }
       // A body nobody reads is dropped as it comes (Node's dump, after the answer): it holds nothing.
       if (this.dumped) return super.push(chunk, encoding)
-      this.network ??= sourceNetworkOfSocket(this.socket)
-      const networkBytes = networkBodyBytes.get(this.network) ?? 0
+      this.source ??= sourceOf(this.socket)
+      const { network, site } = this.source
       const overBudget: BodyBudget | undefined =
         bufferedBodyBytes + chunk.length > MAX_BUFFERED_BODY_BYTES
           ? "process"
-          : networkBytes + chunk.length > MAX_BUFFERED_BODY_BYTES_PER_NETWORK
+          : (networkBodyBytes.get(network) ?? 0) + chunk.length > MAX_BUFFERED_BODY_BYTES_PER_NETWORK
             ? "network"
-            : undefined
+            : site !== undefined &&
+                (siteBodyBytes.get(site) ?? 0) + chunk.length > MAX_BUFFERED_BODY_BYTES_PER_SITE
+              ? "site"
+              : undefined
       if (overBudget !== undefined) {
         this.overBudget = overBudget
         this.refuse(new BodyOverBudget(overBudget))
         return true
       }
       bufferedBodyBytes += chunk.length
-      networkBodyBytes.set(this.network, networkBytes + chunk.length)
+      addTo(networkBodyBytes, network, chunk.length)
+      addTo(siteBodyBytes, site, chunk.length)
       this.buffered += chunk.length
       this.checkUtf8(chunk)
       if (this.holder !== undefined) {
@@ -252,11 +282,10 @@ export class CappedRequest extends IncomingMessage {
   }
 
   private releaseBuffered() {
-    if (this.buffered === 0 || this.network === undefined) return
+    if (this.buffered === 0 || this.source === undefined) return
     bufferedBodyBytes -= this.buffered
-    const left = (networkBodyBytes.get(this.network) ?? 0) - this.buffered
-    if (left > 0) networkBodyBytes.set(this.network, left)
-    else networkBodyBytes.delete(this.network)
+    addTo(networkBodyBytes, this.source.network, -this.buffered)
+    addTo(siteBodyBytes, this.source.site, -this.buffered)
     this.buffered = 0
   }
 
@@ -270,7 +299,7 @@ export class CappedRequest extends IncomingMessage {
 
 /**
  * The budget a request's body was refused for going past while it was read (MAX_BUFFERED_BODY_BYTES, or its
- * network's share), if it was.
+ * network's or site's share), if it was.
  */
 export const bodyOverBudget = (request: IncomingMessage): BodyBudget | undefined =>
   request instanceof CappedRequest ? request.overBudget : undefined

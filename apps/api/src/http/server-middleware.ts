@@ -61,7 +61,7 @@ const payloadTooLarge = (path: string) =>
 
 /**
  * Too many bodies arriving at once, in the process (MAX_BUFFERED_BODY_BYTES) or from the request's network
- * (its share of that): nothing ran; the client retries shortly.
+ * or IPv6 site (their shares of that; both read "from your network"): nothing ran; the client retries shortly.
  */
 export const bodiesOverBudget = (budget: BodyBudget) =>
   new ApiError({

@@ -1,3 +1,4 @@
+import { Effect } from "effect"
 import ipaddr from "ipaddr.js"
 import { consumeRateLimit } from "../rate-limit/consume-rate-limit.js"
 import type { RateLimitPolicy } from "../rate-limit/rate-limit-policy.js"
@@ -25,6 +26,26 @@ export const sourceNetworkOf = (address: string): string => {
   return `${ipaddr.fromByteArray(bytes).toString()}/64`
 }
 
+/**
+ * How many networks' allowance the networks of one site (see sourceSiteOf) have together. Keyed by /64 alone,
+ * a caller holding a /48 (handed out to a single customer, sometimes for free) would have 65,536 networks'
+ * allowance; with this, two.
+ */
+export const NETWORKS_PER_SITE = 2
+
+/**
+ * The site an IPv6 address belongs to, as the limits per source network count it once more: its /48, the
+ * prefix commonly given to one customer. An IPv4 address (mapped into IPv6 too) or text that is not an
+ * address has none: its network is itself, and IPv4 addresses come one at a time.
+ */
+export const sourceSiteOf = (address: string): string | undefined => {
+  if (!ipaddr.isValid(address)) return undefined
+  const parsed = ipaddr.process(address)
+  if (parsed.kind() === "ipv4") return undefined
+  const bytes = parsed.toByteArray().map((byte, n) => (n < 6 ? byte : 0))
+  return `${ipaddr.fromByteArray(bytes).toString()}/48`
+}
+
 /** The rate-limit key of a request's source address (see sourceNetworkOf). */
 export const addressRateLimitKey = (address: string): string => `address:${sourceNetworkOf(address)}`
 
@@ -34,3 +55,18 @@ export const addressRateLimitKey = (address: string): string => `address:${sourc
  */
 export const consumeAddressRateLimit = (address: string, policy: RateLimitPolicy) =>
   consumeRateLimit(addressRateLimitKey(address), policy)
+
+/**
+ * Takes one request of the token endpoints from its source site's bucket, of NETWORKS_PER_SITE times the
+ * network's `policy` (see sourceSiteOf), once its network's bucket let it pass; undefined for an address
+ * that has no site (IPv4), whose network's bucket is all there is.
+ */
+export const consumeSiteRateLimit = (address: string, policy: RateLimitPolicy) => {
+  const site = sourceSiteOf(address)
+  return site === undefined
+    ? Effect.succeed(undefined)
+    : consumeRateLimit(`site:${site}`, {
+        ratePerSecond: policy.ratePerSecond * NETWORKS_PER_SITE,
+        burst: policy.burst * NETWORKS_PER_SITE,
+      })
+}

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { RateLimiterMemory, type RateLimiterRes } from "rate-limiter-flexible"
-import { sourceNetworkOf } from "./address-rate-limit.js"
+import { NETWORKS_PER_SITE, sourceNetworkOf, sourceSiteOf } from "./address-rate-limit.js"
 
 /** The window failed authentications are counted over. */
 export const FAILED_AUTHENTICATIONS_WINDOW_SECONDS = 10
@@ -8,8 +8,9 @@ export const FAILED_AUTHENTICATIONS_WINDOW_SECONDS = 10
 /**
  * The failed authentications (bearer tokens looked up and not found, wrong admin tokens) each source network
  * (see sourceNetworkOf) has made lately, in this process: once a network has made `perSecond` times the
- * window's seconds of them within a window, its credentials are no longer checked until the window ends.
- * Every unknown bearer token costs a database lookup, and a caller sending made-up tokens would otherwise
+ * window's seconds of them within a window, its credentials are no longer checked until the window ends. The
+ * networks of one IPv6 site (see sourceSiteOf) have NETWORKS_PER_SITE times that together, so that a caller
+ * holding a /48 cannot spread its guesses over 65,536 networks. Every unknown bearer token costs a database lookup, and a caller sending made-up tokens would otherwise
  * have the API run one per request. Kept in the process's memory, not in the database the partner limits
  * share: asking a shared store before each check would cost what the check costs. With N API processes a
  * network gets N times the allowance.
@@ -17,7 +18,7 @@ export const FAILED_AUTHENTICATIONS_WINDOW_SECONDS = 10
 export class FailedAuthentications extends Context.Tag("@points/infrastructure/FailedAuthentications")<
   FailedAuthentications,
   {
-    /** Seconds until the network of `address` may have credentials checked again; 0 when it may now. */
+    /** Seconds until the network (and site) of `address` may have credentials checked again; 0 when it may now. */
     readonly refusedFor: (address: string) => Effect.Effect<number>
     /**
      * Counts one failed authentication against the network of `address` before its check runs (its outcome
@@ -31,7 +32,10 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
     readonly forgive: (address: string) => Effect.Effect<void>
   }
 >() {
-  /** At most `perSecond` failures a second per source network, counted over 10-second windows; 0: no limit. */
+  /**
+   * At most `perSecond` failures a second per source network (NETWORKS_PER_SITE times that per IPv6 site),
+   * counted over 10-second windows; 0: no limit.
+   */
   static readonly layer = (perSecond: number) =>
     Layer.sync(FailedAuthentications, () => {
       if (perSecond === 0) {
@@ -41,31 +45,52 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
           forgive: () => Effect.void,
         }
       }
-      const limiter = new RateLimiterMemory({
-        points: perSecond * FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
-        duration: FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
-      })
+      const windowOf = (allowance: number) =>
+        new RateLimiterMemory({
+          points: allowance * FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
+          duration: FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
+        })
+      // Each address counts against its network, and an IPv6 one against its site as well (sourceSiteOf).
+      const networks = windowOf(perSecond)
+      const sites = windowOf(perSecond * NETWORKS_PER_SITE)
+      const countersOf = (address: string) => {
+        const site = sourceSiteOf(address)
+        const network = [networks, sourceNetworkOf(address)] as const
+        return site === undefined ? [network] : [network, [sites, site] as const]
+      }
       const secondsOf = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000))
       return {
         refusedFor: (address) =>
-          Effect.map(
-            Effect.promise(() => limiter.get(sourceNetworkOf(address))),
-            (counted) =>
-              counted === null || counted.remainingPoints > 0 ? 0 : secondsOf(counted.msBeforeNext),
-          ),
-        // The library counts and decides in `consume` synchronously, and rejects with the count past the limit.
+          Effect.promise(async () => {
+            let wait = 0
+            for (const [limiter, key] of countersOf(address)) {
+              const counted = await limiter.get(key)
+              if (counted !== null && counted.remainingPoints <= 0) {
+                wait = Math.max(wait, secondsOf(counted.msBeforeNext))
+              }
+            }
+            return wait
+          }),
+        // The library counts and decides in `consume` synchronously, and rejects with the count past the
+        // limit. A failure the network refuses is not counted against the site, so that one network spending
+        // its own allowance leaves the other networks of its site theirs.
         charge: (address) =>
-          Effect.promise(() =>
-            limiter.consume(sourceNetworkOf(address)).then(
-              () => 0,
-              (refused: RateLimiterRes) => secondsOf(refused.msBeforeNext),
-            ),
-          ),
+          Effect.promise(async () => {
+            for (const [limiter, key] of countersOf(address)) {
+              const refusal = await limiter.consume(key).then(
+                () => 0,
+                (refused: RateLimiterRes) => secondsOf(refused.msBeforeNext),
+              )
+              if (refusal > 0) return refusal
+            }
+            return 0
+          }),
         // Only within the window the failure was counted in: a new window's count would go below zero.
         forgive: (address) =>
           Effect.promise(async () => {
-            const network = sourceNetworkOf(address)
-            if ((await limiter.get(network)) !== null) await limiter.reward(network)
+            for (const [limiter, key] of countersOf(address)) {
+              if ((await limiter.get(key)) !== null) await limiter.reward(key)
+            }
           }),
       }
     })

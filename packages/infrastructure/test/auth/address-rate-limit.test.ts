@@ -4,7 +4,10 @@ import {
   addressRateLimitKey,
   addressRateLimitPolicy,
   consumeAddressRateLimit,
+  consumeSiteRateLimit,
+  NETWORKS_PER_SITE,
   sourceNetworkOf,
+  sourceSiteOf,
 } from "../../src/index.js"
 import { testDatabase } from "../../src/testing/index.js"
 
@@ -22,6 +25,16 @@ describe("sourceNetworkOf", () => {
     expect(sourceNetworkOf("2001:DB8:1:2:0:0:0:99")).toBe(network)
     expect(sourceNetworkOf("2001:db8:1:3::1")).not.toBe(network)
     expect(sourceNetworkOf("::1")).toBe("::/64")
+  })
+
+  it("puts an IPv6 address in its /48, and an IPv4 address (or text that is not one) in no site", () => {
+    const site = sourceSiteOf("2001:db8:1:2::1")
+    expect(site).toBe("2001:db8:1::/48")
+    expect(sourceSiteOf("2001:0DB8:0001:ffff:ffff:ffff:ffff:ffff")).toBe(site)
+    expect(sourceSiteOf("2001:db8:2:2::1")).not.toBe(site)
+    expect(sourceSiteOf("203.0.113.7")).toBeUndefined()
+    expect(sourceSiteOf("::ffff:203.0.113.7")).toBeUndefined()
+    expect(sourceSiteOf("unknown")).toBeUndefined()
   })
 
   it("lets text that is not an address stand for itself", () => {
@@ -45,6 +58,23 @@ layer(testDatabase(), { excludeTestServices: true })("consumeAddressRateLimit", 
       // The bucket of the /64 is empty now; a fifth address in it is refused, one next door is not.
       expect((yield* consumeAddressRateLimit("2001:db8:9:9::5", policy)).allowed).toBe(false)
       expect((yield* consumeAddressRateLimit("2001:db8:9:8::5", policy)).allowed).toBe(true)
+    }),
+  )
+
+  it.effect("gives the networks of one IPv6 /48 one bucket of NETWORKS_PER_SITE times theirs", () =>
+    Effect.gen(function* () {
+      const policy = { ratePerSecond: 0.001, burst: 2 }
+      const siteLimit = policy.burst * NETWORKS_PER_SITE
+      // One address from each of siteLimit networks of the site: each network's bucket has room, the site's
+      // empties.
+      const networks = Array.from({ length: siteLimit }, (_, n) => `2001:db8:7:${n + 1}::1`)
+      const decisions = yield* Effect.forEach(networks, (address) => consumeSiteRateLimit(address, policy))
+      expect(decisions.map((decision) => decision?.allowed)).toEqual(networks.map(() => true))
+      expect(decisions.map((decision) => decision?.limit)).toEqual(networks.map(() => siteLimit))
+      expect((yield* consumeSiteRateLimit("2001:db8:7:ff::1", policy))?.allowed).toBe(false)
+      expect((yield* consumeSiteRateLimit("2001:db8:8:1::1", policy))?.allowed).toBe(true)
+      // An IPv4 address has no site: its network's bucket is all there is.
+      expect(yield* consumeSiteRateLimit("203.0.113.50", policy)).toBeUndefined()
     }),
   )
 })

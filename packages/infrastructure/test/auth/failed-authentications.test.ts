@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { vi } from "vitest"
-import { FAILED_AUTHENTICATIONS_WINDOW_SECONDS, FailedAuthentications } from "../../src/index.js"
+import {
+  FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
+  FailedAuthentications,
+  NETWORKS_PER_SITE,
+} from "../../src/index.js"
 
 // The limiter's windows run on Date and timers: faked, so that a window ends when the test says.
 beforeEach(() => {
@@ -67,6 +71,39 @@ describe("FailedAuthentications", () => {
       expect(yield* failures.refusedFor("2001:db8:1:3::1")).toBe(0)
       for (let n = 0; n < FAILED_AUTHENTICATIONS_WINDOW_SECONDS; n++) yield* failures.charge("198.51.100.1")
       expect(yield* failures.refusedFor("::ffff:198.51.100.1")).toBeGreaterThan(0)
+    }).pipe(Effect.provide(FailedAuthentications.layer(1))),
+  )
+
+  it.effect("counts the networks of one IPv6 /48 together at twice one network's allowance", () =>
+    Effect.gen(function* () {
+      const failures = yield* FailedAuthentications
+      const allowed = FAILED_AUTHENTICATIONS_WINDOW_SECONDS
+      expect(NETWORKS_PER_SITE).toBe(2)
+      // One network spends its allowance, and goes on failing: what its network refuses costs its site nothing.
+      yield* failTimes("2001:db8:5:1::1", allowed)
+      const refused = yield* Effect.forEach(Array.from({ length: 5 }), () =>
+        failures.charge("2001:db8:5:1::1"),
+      )
+      expect(refused.every((wait) => wait > 0)).toBe(true)
+      expect(yield* failures.refusedFor("2001:db8:5:2::1")).toBe(0)
+      // A second network of the site spends its own: the site has had two networks' worth.
+      yield* failTimes("2001:db8:5:2::1", allowed)
+      // So a third network of it, which has failed nothing, is refused.
+      expect(yield* failures.refusedFor("2001:db8:5:3::1")).toBeGreaterThan(0)
+      expect(yield* failures.charge("2001:db8:5:3::1")).toBeGreaterThan(0)
+      // A network of another /48, and an IPv4 address, are not.
+      expect(yield* failures.refusedFor("2001:db8:6:1::1")).toBe(0)
+      expect(yield* failures.charge("2001:db8:6:1::1")).toBe(0)
+      expect(yield* failures.charge("198.51.100.5")).toBe(0)
+      // A failure given back to the site (its token was valid after all) lets one more of the site through.
+      yield* failures.forgive("2001:db8:5:2::1")
+      yield* failures.forgive("2001:db8:5:2::1")
+      expect(yield* failures.refusedFor("2001:db8:5:3::1")).toBe(0)
+      expect(yield* failures.charge("2001:db8:5:4::1")).toBe(0)
+      // The site's window ends with its networks'.
+      vi.advanceTimersByTime(FAILED_AUTHENTICATIONS_WINDOW_SECONDS * 1000 + 1)
+      expect(yield* failures.refusedFor("2001:db8:5:3::1")).toBe(0)
+      expect(yield* failures.charge("2001:db8:5:1::1")).toBe(0)
     }).pipe(Effect.provide(FailedAuthentications.layer(1))),
   )
 
