@@ -617,11 +617,11 @@ layer(testServerOn("::1", { tokenRateLimitPerAddress: 1 }), {
         expect(refused.body.errors[0].code).toBe("GH1009")
         expect(refused.body.error).toBe("temporarily_unavailable")
         expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(50)
-        // Its network had room; its site had none; its client was not asked.
+        // Its network had room, and has its cell back; its site had none; its client was not asked.
         expect(refused.headers.get("ratelimit-policy")).toBe(
           `"address";q=2;w=1, "site";q=${2 * NETWORKS_PER_SITE};w=1`,
         )
-        expect(refused.headers.get("ratelimit")).toMatch(/^"address";r=1;t=\d+, "site";r=0;t=\d+$/)
+        expect(refused.headers.get("ratelimit")).toMatch(/^"address";r=2;t=0, "site";r=0;t=\d+$/)
         expectNoStore(refused)
         expect(yield* rejections).toBe(before + 1)
         expect(

@@ -4,9 +4,8 @@ import { ApiError, PointsApi } from "@points/http-api"
 import {
   addressRateLimitPolicy,
   BearerTokens,
-  consumeAddressRateLimit,
   consumeClientRateLimit,
-  consumeSiteRateLimit,
+  consumeSourceRateLimits,
   issueToken,
   type RateLimitDecision,
   revokeToken,
@@ -76,12 +75,7 @@ const throttle = (clientId: string) =>
     if (settings.tokenRateLimitPerAddress > 0) {
       const address = remoteAddressOf(request)
       const policy = addressRateLimitPolicy(settings.tokenRateLimitPerAddress)
-      decisions.push(["address", yield* Effect.orDie(consumeAddressRateLimit(address, policy))])
-      // An IPv6 network's site is asked once its network let the request pass (see consumeSiteRateLimit).
-      if (decisions.every(([, decision]) => decision.allowed)) {
-        const site = yield* Effect.orDie(consumeSiteRateLimit(address, policy))
-        if (site !== undefined) decisions.push(["site", site])
-      }
+      decisions.push(...(yield* Effect.orDie(consumeSourceRateLimits(address, policy))))
     }
     if (decisions.every(([, decision]) => decision.allowed)) {
       decisions.push(["client", yield* Effect.orDie(consumeClientRateLimit(clientId))])

@@ -54,8 +54,9 @@ export const BearerTokensLive = Layer.unwrapEffect(
 
 /**
  * Each source network's failed authentications, in this process: past AUTH_FAILURE_LIMIT_PER_ADDRESS a second
- * (over 10-second windows; twice that for the networks of an IPv6 /48 together) its bearer tokens are not
- * looked up, nor its admin tokens compared, until the window ends (see FailedAuthentications).
+ * (over 10-second windows; twice that for the networks of an IPv6 /48 together, in windows they share) its
+ * bearer tokens are not looked up, nor its admin tokens compared, until the window ends (see
+ * FailedAuthentications).
  */
 export const FailedAuthenticationsLive = Layer.unwrapEffect(
   Effect.map(Settings, (settings) => FailedAuthentications.layer(settings.authFailureLimitPerAddress)),
@@ -116,16 +117,16 @@ const checkedBearer = (token: string) =>
     if (Option.isSome(held)) return held.value
     const failures = yield* FailedAuthentications
     const address = remoteAddressOf(request)
-    const retryAfterSeconds = yield* failures.charge(address)
-    if (retryAfterSeconds > 0) {
-      const refusal = Exit.fail(new AuthenticationsRefused({ retryAfterSeconds }))
+    const charge = yield* failures.charge(address)
+    if (charge._tag === "Refused") {
+      const refusal = Exit.fail(new AuthenticationsRefused({ retryAfterSeconds: charge.retryAfterSeconds }))
       bearerRefusals.set(incoming, refusal)
       return yield* refusal
     }
     return yield* tokens.authenticate(token).pipe(
-      Effect.tap(() => failures.forgive(address)),
+      Effect.tap(() => charge.forgive),
       Effect.tapError((error) => {
-        if (!(error instanceof InvalidToken)) return failures.forgive(address)
+        if (!(error instanceof InvalidToken)) return charge.forgive
         bearerRefusals.set(incoming, Exit.fail(error))
         return Effect.void
       }),
@@ -250,12 +251,12 @@ export const AdminAuthenticationLive = Layer.effect(
               if (credentials._tag !== "Token") return yield* refused
               // Counted before the comparison and given back if it holds, as a bearer lookup is.
               const address = remoteAddressOf(yield* HttpServerRequest.HttpServerRequest)
-              const retryAfterSeconds = yield* failures.charge(address)
-              if (retryAfterSeconds > 0) {
+              const charge = yield* failures.charge(address)
+              if (charge._tag === "Refused") {
+                const { retryAfterSeconds } = charge
                 return yield* refusedAuthentications(new AuthenticationsRefused({ retryAfterSeconds }))
               }
-              if (sameSecret(credentials.token, Redacted.value(expected)))
-                return yield* failures.forgive(address)
+              if (sameSecret(credentials.token, Redacted.value(expected))) return yield* charge.forgive
               return yield* refused
             }),
         }),

@@ -94,7 +94,7 @@ export class BodyOverBudget extends Error {
     super(
       budget === "process"
         ? "service unavailable: too many request bodies are arriving at once"
-        : "service unavailable: too many request bodies are arriving at once from one network",
+        : `service unavailable: too many request bodies are arriving at once from one ${budget === "site" ? "IPv6 /48" : "network"}`,
     )
   }
 }

@@ -60,8 +60,8 @@ const payloadTooLarge = (path: string) =>
   })
 
 /**
- * Too many bodies arriving at once, in the process (MAX_BUFFERED_BODY_BYTES) or from the request's network
- * or IPv6 site (their shares of that; both read "from your network"): nothing ran; the client retries shortly.
+ * Too many bodies arriving at once, in the process (MAX_BUFFERED_BODY_BYTES) or from the request's network or
+ * IPv6 site (their shares of that): nothing ran; the client retries shortly.
  */
 export const bodiesOverBudget = (budget: BodyBudget) =>
   new ApiError({
@@ -69,12 +69,16 @@ export const bodiesOverBudget = (budget: BodyBudget) =>
     errors: [
       entryOf(
         "SV5003",
-        budget === "process"
-          ? "service unavailable: too many request bodies are arriving at once; retry later"
-          : "service unavailable: too many request bodies are arriving at once from your network; retry later",
+        `service unavailable: too many request bodies are arriving at once${fromWhom[budget]}; retry later`,
       ),
     ],
   })
+
+const fromWhom: Readonly<Record<BodyBudget, string>> = {
+  process: "",
+  network: " from your network",
+  site: " from your IPv6 /48",
+}
 
 /**
  * The headers every answer to a request for `path` carries: its request id, `Api-Version`, and on the OAuth

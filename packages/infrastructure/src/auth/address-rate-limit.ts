@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import ipaddr from "ipaddr.js"
-import { consumeRateLimit } from "../rate-limit/consume-rate-limit.js"
+import { consumeRateLimit, giveBackRateLimitCell } from "../rate-limit/consume-rate-limit.js"
 import type { RateLimitPolicy } from "../rate-limit/rate-limit-policy.js"
 
 /**
@@ -56,17 +56,44 @@ export const addressRateLimitKey = (address: string): string => `address:${sourc
 export const consumeAddressRateLimit = (address: string, policy: RateLimitPolicy) =>
   consumeRateLimit(addressRateLimitKey(address), policy)
 
+/** The policy of a site's bucket: NETWORKS_PER_SITE times its networks' rate and burst. */
+export const siteRateLimitPolicy = (policy: RateLimitPolicy): RateLimitPolicy => ({
+  ratePerSecond: policy.ratePerSecond * NETWORKS_PER_SITE,
+  burst: policy.burst * NETWORKS_PER_SITE,
+})
+
 /**
- * Takes one request of the token endpoints from its source site's bucket, of NETWORKS_PER_SITE times the
- * network's `policy` (see sourceSiteOf), once its network's bucket let it pass; undefined for an address
- * that has no site (IPv4), whose network's bucket is all there is.
+ * Takes one request of the token endpoints from its source site's bucket (siteRateLimitPolicy of the
+ * network's `policy`: see sourceSiteOf); undefined for an address that has no site (IPv4), whose network's
+ * bucket is all there is.
  */
 export const consumeSiteRateLimit = (address: string, policy: RateLimitPolicy) => {
   const site = sourceSiteOf(address)
   return site === undefined
     ? Effect.succeed(undefined)
-    : consumeRateLimit(`site:${site}`, {
-        ratePerSecond: policy.ratePerSecond * NETWORKS_PER_SITE,
-        burst: policy.burst * NETWORKS_PER_SITE,
-      })
+    : consumeRateLimit(`site:${site}`, siteRateLimitPolicy(policy))
 }
+
+/**
+ * Takes one request of the token endpoints from the buckets of its source, all or none: its network's, then
+ * (IPv6) its site's, asked only if the network's allowed it, so that one network spending its own bucket
+ * leaves its site's alone; a request its site refuses has its network's cell given back. Answers each bucket
+ * asked, named as the RateLimit headers name them ("address", "site"), in the order asked.
+ */
+export const consumeSourceRateLimits = (address: string, policy: RateLimitPolicy) =>
+  Effect.gen(function* () {
+    const network = yield* consumeAddressRateLimit(address, policy)
+    if (!network.allowed) return [["address", network]] as const
+    const site = yield* consumeSiteRateLimit(address, policy)
+    if (site === undefined) return [["address", network]] as const
+    if (site.allowed)
+      return [
+        ["address", network],
+        ["site", site],
+      ] as const
+    const givenBack = yield* giveBackRateLimitCell(addressRateLimitKey(address), policy)
+    return [
+      ["address", givenBack],
+      ["site", site],
+    ] as const
+  })

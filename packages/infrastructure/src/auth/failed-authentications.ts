@@ -1,19 +1,28 @@
 import { Context, Effect, Layer } from "effect"
-import { RateLimiterMemory, type RateLimiterRes } from "rate-limiter-flexible"
 import { NETWORKS_PER_SITE, sourceNetworkOf, sourceSiteOf } from "./address-rate-limit.js"
 
 /** The window failed authentications are counted over. */
 export const FAILED_AUTHENTICATIONS_WINDOW_SECONDS = 10
 
+/** What counting a failed authentication came to: refused (nothing to check), or counted and revocable. */
+export type FailureCharge =
+  | { readonly _tag: "Refused"; readonly retryAfterSeconds: number }
+  | {
+      readonly _tag: "Charged"
+      /** Gives the failure back (the check did not fail); nothing once its window has ended. */
+      readonly forgive: Effect.Effect<void>
+    }
+
 /**
  * The failed authentications (bearer tokens looked up and not found, wrong admin tokens) each source network
  * (see sourceNetworkOf) has made lately, in this process: once a network has made `perSecond` times the
  * window's seconds of them within a window, its credentials are no longer checked until the window ends. The
- * networks of one IPv6 site (see sourceSiteOf) have NETWORKS_PER_SITE times that together, so that a caller
- * holding a /48 cannot spread its guesses over 65,536 networks. Every unknown bearer token costs a database lookup, and a caller sending made-up tokens would otherwise
- * have the API run one per request. Kept in the process's memory, not in the database the partner limits
- * share: asking a shared store before each check would cost what the check costs. With N API processes a
- * network gets N times the allowance.
+ * networks of one IPv6 site (see sourceSiteOf) share their windows and have NETWORKS_PER_SITE times that
+ * together, so that a caller holding a /48 cannot spread its guesses over 65,536 networks, and one network
+ * spending its own allowance leaves the others of its site theirs. Every unknown bearer token costs a
+ * database lookup, and a caller sending made-up tokens would otherwise have the API run one per request. Kept
+ * in the process's memory, not in the database the partner limits share: asking a shared store before each
+ * check would cost what the check costs. With N API processes a network gets N times the allowance.
  */
 export class FailedAuthentications extends Context.Tag("@points/infrastructure/FailedAuthentications")<
   FailedAuthentications,
@@ -21,15 +30,13 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
     /** Seconds until the network (and site) of `address` may have credentials checked again; 0 when it may now. */
     readonly refusedFor: (address: string) => Effect.Effect<number>
     /**
-     * Counts one failed authentication against the network of `address` before its check runs (its outcome
-     * might never be known: its request interrupted), and answers 0; or, for a network past its limit,
-     * answers the seconds until it may try again, and nothing is to be checked. Counting and deciding are
-     * one step, so requests arriving together (pipelined on one connection) cannot all pass before any is
-     * counted. `forgive` gives the failure back when the check succeeds.
+     * Counts one failed authentication against the network (and site) of `address` before its check runs
+     * (its outcome might never be known: its request interrupted); or, past a limit, refuses it, counting
+     * nothing: nothing is to be checked. Counting and deciding are one step, so requests arriving together
+     * (pipelined on one connection) cannot all pass before any is counted. The charge's `forgive` gives the
+     * failure back when the check succeeds.
      */
-    readonly charge: (address: string) => Effect.Effect<number>
-    /** Gives back one failure counted by `charge`: the check it was taken for did not fail. */
-    readonly forgive: (address: string) => Effect.Effect<void>
+    readonly charge: (address: string) => Effect.Effect<FailureCharge>
   }
 >() {
   /**
@@ -39,59 +46,86 @@ export class FailedAuthentications extends Context.Tag("@points/infrastructure/F
   static readonly layer = (perSecond: number) =>
     Layer.sync(FailedAuthentications, () => {
       if (perSecond === 0) {
-        return {
-          refusedFor: () => Effect.succeed(0),
-          charge: () => Effect.succeed(0),
-          forgive: () => Effect.void,
-        }
+        const charged: FailureCharge = { _tag: "Charged", forgive: Effect.void }
+        return { refusedFor: () => Effect.succeed(0), charge: () => Effect.succeed(charged) }
       }
-      const windowOf = (allowance: number) =>
-        new RateLimiterMemory({
-          points: allowance * FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
-          duration: FAILED_AUTHENTICATIONS_WINDOW_SECONDS,
-        })
-      // Each address counts against its network, and an IPv6 one against its site as well (sourceSiteOf).
-      const networks = windowOf(perSecond)
-      const sites = windowOf(perSecond * NETWORKS_PER_SITE)
-      const countersOf = (address: string) => {
-        const site = sourceSiteOf(address)
-        const network = [networks, sourceNetworkOf(address)] as const
-        return site === undefined ? [network] : [network, [sites, site] as const]
-      }
-      const secondsOf = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000))
+      const windows = failureWindows(perSecond * FAILED_AUTHENTICATIONS_WINDOW_SECONDS)
       return {
-        refusedFor: (address) =>
-          Effect.promise(async () => {
-            let wait = 0
-            for (const [limiter, key] of countersOf(address)) {
-              const counted = await limiter.get(key)
-              if (counted !== null && counted.remainingPoints <= 0) {
-                wait = Math.max(wait, secondsOf(counted.msBeforeNext))
-              }
-            }
-            return wait
-          }),
-        // The library counts and decides in `consume` synchronously, and rejects with the count past the
-        // limit. A failure the network refuses is not counted against the site, so that one network spending
-        // its own allowance leaves the other networks of its site theirs.
-        charge: (address) =>
-          Effect.promise(async () => {
-            for (const [limiter, key] of countersOf(address)) {
-              const refusal = await limiter.consume(key).then(
-                () => 0,
-                (refused: RateLimiterRes) => secondsOf(refused.msBeforeNext),
-              )
-              if (refusal > 0) return refusal
-            }
-            return 0
-          }),
-        // Only within the window the failure was counted in: a new window's count would go below zero.
-        forgive: (address) =>
-          Effect.promise(async () => {
-            for (const [limiter, key] of countersOf(address)) {
-              if ((await limiter.get(key)) !== null) await limiter.reward(key)
-            }
-          }),
+        refusedFor: (address) => Effect.sync(() => windows.refusedFor(address, Date.now())),
+        charge: (address) => Effect.sync(() => windows.charge(address, Date.now())),
       }
     })
+}
+
+// One window of a group of networks (an IPv6 site's, or an IPv4 address alone): its failures in all, and
+// each network's. A network's window is its group's, so that no network can span two of its own windows
+// within one of its site's and so spend its site's whole allowance.
+interface FailureWindow {
+  readonly endsAt: number
+  total: number
+  readonly networks: Map<string, number>
+}
+
+// The windows of every group that failed lately, each network allowed `allowance` failures a window and a
+// site NETWORKS_PER_SITE times that. Written by hand rather than with a rate-limit library: the two tiers
+// must be decided and counted together, all or nothing, and a failure given back only to the window it was
+// counted in. Ended windows are swept once the map has doubled since the last sweep: O(1) per charge on
+// average, and a group that stopped failing leaves nothing behind for long.
+/** The windows FailedAuthentications keeps, each network allowed `allowance` failures a window (internal). */
+export const failureWindows = (allowance: number) => {
+  const windows = new Map<string, FailureWindow>()
+  let sweepAt = 1_024
+  const groupOf = (address: string) => {
+    const network = sourceNetworkOf(address)
+    const site = sourceSiteOf(address)
+    return site === undefined
+      ? { network, group: network, groupAllowance: allowance }
+      : { network, group: site, groupAllowance: allowance * NETWORKS_PER_SITE }
+  }
+  const current = (group: string, now: number) => {
+    const window = windows.get(group)
+    return window !== undefined && window.endsAt > now ? window : undefined
+  }
+  const waitOf = (window: FailureWindow, now: number) => Math.max(1, Math.ceil((window.endsAt - now) / 1000))
+  const isFull = (window: FailureWindow, network: string, groupAllowance: number) =>
+    window.total >= groupAllowance || (window.networks.get(network) ?? 0) >= allowance
+  const sweep = (now: number) => {
+    for (const [group, window] of windows) if (window.endsAt <= now) windows.delete(group)
+    sweepAt = Math.max(1_024, windows.size * 2)
+  }
+  return {
+    /** How many groups' windows are kept now, ended ones not yet swept included. */
+    held: () => windows.size,
+    refusedFor: (address: string, now: number) => {
+      const { network, group, groupAllowance } = groupOf(address)
+      const window = current(group, now)
+      return window !== undefined && isFull(window, network, groupAllowance) ? waitOf(window, now) : 0
+    },
+    charge: (address: string, now: number): FailureCharge => {
+      const { network, group, groupAllowance } = groupOf(address)
+      let window = current(group, now)
+      if (window !== undefined && isFull(window, network, groupAllowance)) {
+        return { _tag: "Refused", retryAfterSeconds: waitOf(window, now) }
+      }
+      if (window === undefined) {
+        if (windows.size >= sweepAt) sweep(now)
+        window = { endsAt: now + FAILED_AUTHENTICATIONS_WINDOW_SECONDS * 1000, total: 0, networks: new Map() }
+        windows.set(group, window)
+      }
+      const counted = window
+      counted.total += 1
+      counted.networks.set(network, (counted.networks.get(network) ?? 0) + 1)
+      return {
+        _tag: "Charged",
+        // To the window it was counted in, whatever came since: once that has ended (replaced or not), a
+        // count given back to it changes nothing, and a later window's count is never touched.
+        forgive: Effect.sync(() => {
+          counted.total -= 1
+          const left = (counted.networks.get(network) ?? 0) - 1
+          if (left > 0) counted.networks.set(network, left)
+          else counted.networks.delete(network)
+        }),
+      }
+    },
+  }
 }

@@ -100,3 +100,30 @@ export const consumeRateLimit = (key: string, policy: RateLimitPolicy) =>
   Effect.map(consumeRateLimitCells(key, policy, 1), ({ allowed, backlogMicros }) =>
     rateLimitDecisionOf(policy, allowed, backlogMicros),
   )
+
+// Gives one cell back: the key's `tat` moves back by one emission interval, never behind the key's clock (a
+// bucket holds at most its burst). Other requests may have taken cells meanwhile: cells are alike, so the
+// bucket ends as if the one given back had never been taken.
+const giveBackStatement = `
+  WITH clock AS (SELECT clock_timestamp() AS now)
+  UPDATE rate_limits AS bucket SET
+    tat = greatest(bucket.tat - $2 * interval '1 microsecond', (SELECT now FROM clock), bucket.decided_at),
+    decided_at = greatest((SELECT now FROM clock), bucket.decided_at)
+  WHERE bucket.key = $1
+  RETURNING (extract(epoch FROM bucket.tat - bucket.decided_at) * 1000000)::bigint::text AS backlog_micros`
+
+/**
+ * Gives back the cell an allowed request took from `key`'s bucket under `policy` (a later check refused the
+ * request, which so ran nothing), in one statement: the bucket's state after it, as an allowed decision.
+ */
+export const giveBackRateLimitCell = (key: string, policy: RateLimitPolicy) =>
+  Effect.gen(function* () {
+    const { emissionMicros } = yield* Effect.sync(() => gcraOf(policy))
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql.unsafe<{ backlog_micros: string }>(giveBackStatement, [key, emissionMicros])
+    const row = rows[0]
+    if (row === undefined) {
+      return yield* Effect.dieMessage(`rate limit: no bucket ${key} to give a cell back to`)
+    }
+    return rateLimitDecisionOf(policy, true, Number(row.backlog_micros))
+  })

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import {
@@ -5,7 +6,10 @@ import {
   addressRateLimitPolicy,
   consumeAddressRateLimit,
   consumeSiteRateLimit,
+  consumeSourceRateLimits,
   NETWORKS_PER_SITE,
+  type RateLimitDecision,
+  siteRateLimitPolicy,
   sourceNetworkOf,
   sourceSiteOf,
 } from "../../src/index.js"
@@ -61,20 +65,70 @@ layer(testDatabase(), { excludeTestServices: true })("consumeAddressRateLimit", 
     }),
   )
 
-  it.effect("gives the networks of one IPv6 /48 one bucket of NETWORKS_PER_SITE times theirs", () =>
+  it.effect(
+    "gives the networks of one IPv6 /48 one bucket of NETWORKS_PER_SITE times their rate and burst",
+    () =>
+      Effect.gen(function* () {
+        const policy = { ratePerSecond: 0.001, burst: 2 }
+        expect(siteRateLimitPolicy(policy)).toEqual({ ratePerSecond: 0.001 * NETWORKS_PER_SITE, burst: 4 })
+        const siteLimit = policy.burst * NETWORKS_PER_SITE
+        // One address from each of siteLimit networks of the site: each network's bucket has room, the site's
+        // empties.
+        const networks = Array.from({ length: siteLimit }, (_, n) => `2001:db8:7:${n + 1}::1`)
+        const decisions = yield* Effect.forEach(networks, (address) => consumeSiteRateLimit(address, policy))
+        expect(decisions.map((decision) => decision?.allowed)).toEqual(networks.map(() => true))
+        expect(decisions.map((decision) => decision?.limit)).toEqual(networks.map(() => siteLimit))
+        // Refilled at twice the network's rate: siteLimit cells are paid back in half the time theirs would be.
+        const emissionSeconds = 1 / (policy.ratePerSecond * NETWORKS_PER_SITE)
+        expect(decisions[0]?.resetSeconds).toBe(emissionSeconds)
+        expect(decisions.at(-1)?.resetSeconds).toBe(siteLimit * emissionSeconds)
+        expect((yield* consumeSiteRateLimit("2001:db8:7:ff::1", policy))?.allowed).toBe(false)
+        expect((yield* consumeSiteRateLimit("2001:db8:8:1::1", policy))?.allowed).toBe(true)
+        // An IPv4 address has no site: its network's bucket is all there is.
+        expect(yield* consumeSiteRateLimit("203.0.113.50", policy)).toBeUndefined()
+      }),
+  )
+
+  it.effect("takes a request from its network's and its site's buckets, all or none", () =>
     Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
       const policy = { ratePerSecond: 0.001, burst: 2 }
-      const siteLimit = policy.burst * NETWORKS_PER_SITE
-      // One address from each of siteLimit networks of the site: each network's bucket has room, the site's
-      // empties.
-      const networks = Array.from({ length: siteLimit }, (_, n) => `2001:db8:7:${n + 1}::1`)
-      const decisions = yield* Effect.forEach(networks, (address) => consumeSiteRateLimit(address, policy))
-      expect(decisions.map((decision) => decision?.allowed)).toEqual(networks.map(() => true))
-      expect(decisions.map((decision) => decision?.limit)).toEqual(networks.map(() => siteLimit))
-      expect((yield* consumeSiteRateLimit("2001:db8:7:ff::1", policy))?.allowed).toBe(false)
-      expect((yield* consumeSiteRateLimit("2001:db8:8:1::1", policy))?.allowed).toBe(true)
-      // An IPv4 address has no site: its network's bucket is all there is.
-      expect(yield* consumeSiteRateLimit("203.0.113.50", policy)).toBeUndefined()
+      const summary = (decisions: ReadonlyArray<readonly [string, RateLimitDecision]>) =>
+        decisions.map(
+          ([name, decision]) => `${name} ${decision.allowed ? "allowed" : "refused"} r=${decision.remaining}`,
+        )
+      const [a, b, c] = ["2001:db8:c:1::1", "2001:db8:c:2::1", "2001:db8:c:3::1"]
+      expect(summary(yield* consumeSourceRateLimits(a, policy))).toEqual([
+        "address allowed r=1",
+        "site allowed r=3",
+      ])
+      expect(summary(yield* consumeSourceRateLimits(a, policy))).toEqual([
+        "address allowed r=0",
+        "site allowed r=2",
+      ])
+      // A's own bucket is empty: refused there, and its site's is not asked.
+      const siteKey = `site:${sourceSiteOf(a)}`
+      const siteBefore = yield* sql<{ tat: Date }>`SELECT tat FROM rate_limits WHERE key = ${siteKey}`
+      expect(summary(yield* consumeSourceRateLimits(a, policy))).toEqual(["address refused r=0"])
+      expect(yield* sql<{ tat: Date }>`SELECT tat FROM rate_limits WHERE key = ${siteKey}`).toEqual(
+        siteBefore,
+      )
+      expect(summary(yield* consumeSourceRateLimits(b, policy))).toEqual([
+        "address allowed r=1",
+        "site allowed r=1",
+      ])
+      expect(summary(yield* consumeSourceRateLimits(b, policy))).toEqual([
+        "address allowed r=0",
+        "site allowed r=0",
+      ])
+      // The site's bucket is empty: C is refused there, and its own cell is given back (its bucket full again).
+      expect(summary(yield* consumeSourceRateLimits(c, policy))).toEqual([
+        "address allowed r=2",
+        "site refused r=0",
+      ])
+      expect((yield* consumeAddressRateLimit(c, policy)).remaining).toBe(1)
+      // From IPv4, the address's bucket alone.
+      expect(summary(yield* consumeSourceRateLimits("203.0.113.60", policy))).toEqual(["address allowed r=1"])
     }),
   )
 })
