@@ -6,6 +6,7 @@ import {
   clientRateLimitKey,
   consumeClientRateLimit,
   NETWORKS_PER_SITE,
+  siteRateLimitKey,
   sourceSiteOf,
 } from "@points/infrastructure"
 import { Effect } from "effect"
@@ -605,7 +606,7 @@ layer(testServerOn("::1", { tokenRateLimitPerAddress: 1 }), {
           `"address";q=2;w=1, "site";q=${2 * NETWORKS_PER_SITE};w=1, "client";q=${CLIENT_RATE_LIMIT.burst};w=1`,
         )
         // The site's bucket emptied for a minute (as by its other networks), the network's left full.
-        const siteKey = `site:${sourceSiteOf("::1")}`
+        const siteKey = siteRateLimitKey(sourceSiteOf("::1") ?? "")
         const emptied = yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds'
         WHERE key = ${siteKey} RETURNING key`
         expect(emptied).toHaveLength(1)

@@ -65,8 +65,9 @@ const clientOf = (body: {
 
 // A guessing client is throttled before its secret is checked (DESIGN.md section 7): per source network
 // first (a caller inventing client ids would otherwise make the API run an Argon2id check per request), and
-// for IPv6 per site (a /48's networks together), then per client id. Every answer after this point says where the buckets stand, a refusal also when to retry; a
-// refused request takes nothing from the client's bucket.
+// from IPv6 per site (a /48's networks together), then per client id. Every answer after this point says
+// where the buckets stand, a refusal also when to retry; a refused request takes nothing from the client's
+// bucket.
 const throttle = (clientId: string) =>
   Effect.gen(function* () {
     const settings = yield* Settings

@@ -88,15 +88,20 @@ export const networksWithBodiesArriving = () => networkBodyBytes.size
  */
 export type BodyBudget = "process" | "network" | "site"
 
-/** The failure a body that would go past MAX_BUFFERED_BODY_BYTES, or its network's share of it, reads with. */
+/**
+ * The failure a body that would go past MAX_BUFFERED_BODY_BYTES, or its network's or site's share of it,
+ * reads with.
+ */
 export class BodyOverBudget extends Error {
   constructor(readonly budget: BodyBudget) {
-    super(
-      budget === "process"
-        ? "service unavailable: too many request bodies are arriving at once"
-        : `service unavailable: too many request bodies are arriving at once from one ${budget === "site" ? "IPv6 /48" : "network"}`,
-    )
+    super(`service unavailable: too many request bodies are arriving at once${budgetHolders[budget]}`)
   }
+}
+
+const budgetHolders: Readonly<Record<BodyBudget, string>> = {
+  process: "",
+  network: " from one network",
+  site: " from one IPv6 /48",
 }
 
 /** The failure a body over its limit (maxBodyBytesOf) reads with. */

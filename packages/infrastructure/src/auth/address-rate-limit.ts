@@ -56,6 +56,9 @@ export const addressRateLimitKey = (address: string): string => `address:${sourc
 export const consumeAddressRateLimit = (address: string, policy: RateLimitPolicy) =>
   consumeRateLimit(addressRateLimitKey(address), policy)
 
+/** The rate-limit key of a request's source site (see sourceSiteOf). */
+export const siteRateLimitKey = (site: string): string => `site:${site}`
+
 /** The policy of a site's bucket: NETWORKS_PER_SITE times its networks' rate and burst. */
 export const siteRateLimitPolicy = (policy: RateLimitPolicy): RateLimitPolicy => ({
   ratePerSecond: policy.ratePerSecond * NETWORKS_PER_SITE,
@@ -71,7 +74,7 @@ export const consumeSiteRateLimit = (address: string, policy: RateLimitPolicy) =
   const site = sourceSiteOf(address)
   return site === undefined
     ? Effect.succeed(undefined)
-    : consumeRateLimit(`site:${site}`, siteRateLimitPolicy(policy))
+    : consumeRateLimit(siteRateLimitKey(site), siteRateLimitPolicy(policy))
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   consumeSourceRateLimits,
   NETWORKS_PER_SITE,
   type RateLimitDecision,
+  siteRateLimitKey,
   siteRateLimitPolicy,
   sourceNetworkOf,
   sourceSiteOf,
@@ -107,7 +108,7 @@ layer(testDatabase(), { excludeTestServices: true })("consumeAddressRateLimit", 
         "site allowed r=2",
       ])
       // A's own bucket is empty: refused there, and its site's is not asked.
-      const siteKey = `site:${sourceSiteOf(a)}`
+      const siteKey = siteRateLimitKey(sourceSiteOf(a) ?? "")
       const siteBefore = yield* sql<{ tat: Date }>`SELECT tat FROM rate_limits WHERE key = ${siteKey}`
       expect(summary(yield* consumeSourceRateLimits(a, policy))).toEqual(["address refused r=0"])
       expect(yield* sql<{ tat: Date }>`SELECT tat FROM rate_limits WHERE key = ${siteKey}`).toEqual(
