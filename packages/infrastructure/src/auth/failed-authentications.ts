@@ -66,12 +66,14 @@ interface FailureWindow {
   readonly networks: Map<string, number>
 }
 
-// The windows of every group that failed lately, each network allowed `allowance` failures a window and a
-// site NETWORKS_PER_SITE times that. Written by hand rather than with a rate-limit library: the two tiers
-// must be decided and counted together, all or nothing, and a failure given back only to the window it was
-// counted in. Ended windows are swept once the map has doubled since the last sweep: O(1) per charge on
-// average, and a group that stopped failing leaves nothing behind for long.
-/** The windows FailedAuthentications keeps, each network allowed `allowance` failures a window (internal). */
+/**
+ * The windows FailedAuthentications keeps (internal; exported for its tests): each network allowed
+ * `allowance` failures a window, a site NETWORKS_PER_SITE times that.
+ */
+// Written by hand rather than with a rate-limit library: the two tiers must be decided and counted together,
+// all or nothing, and a failure given back only to the window it was counted in. Ended windows are swept once
+// the map has doubled since the last sweep: O(1) per charge on average, and a group that stopped failing
+// leaves nothing behind for long.
 export const failureWindows = (allowance: number) => {
   const windows = new Map<string, FailureWindow>()
   let sweepAt = 1_024
@@ -115,11 +117,14 @@ export const failureWindows = (allowance: number) => {
       const counted = window
       counted.total += 1
       counted.networks.set(network, (counted.networks.get(network) ?? 0) + 1)
+      let forgiven = false
       return {
         _tag: "Charged",
         // To the window it was counted in, whatever came since: once that has ended (replaced or not), a
-        // count given back to it changes nothing, and a later window's count is never touched.
+        // count given back to it changes nothing, and a later window's count is never touched. Once only.
         forgive: Effect.sync(() => {
+          if (forgiven) return
+          forgiven = true
           counted.total -= 1
           const left = (counted.networks.get(network) ?? 0) - 1
           if (left > 0) counted.networks.set(network, left)
