@@ -227,6 +227,19 @@ layer(testServer({ authFailureLimitPerAddress: 1, tokenCacheSeconds: 60 }), {
       }),
   )
 
+  it.effect("the right admin token costs its network nothing: only the wrong ones count", () =>
+    Effect.gen(function* () {
+      const admin = (token: string) => from("127.0.0.11", "GET", "/admin/api/partners", `Bearer ${token}`)
+      for (let n = 0; n < FAILURES_PER_WINDOW - 1; n++) {
+        expect((yield* admin(`wrong-admin-token-${n}`)).status, `failure ${n + 1}`).toBe(401)
+      }
+      // Each compared, and given back as it holds.
+      for (let n = 0; n < 3; n++) expect((yield* admin(ADMIN_TOKEN)).status, `right ${n + 1}`).toBe(200)
+      expect((yield* admin("wrong-admin-token-last")).status).toBe(401)
+      expect((yield* admin("wrong-admin-token-past")).status).toBe(429)
+    }),
+  )
+
   it.effect("past the limit a network's admin tokens go uncompared, the right one too: 429 GH1009", () =>
     Effect.gen(function* () {
       // Requests without credentials are refused as before and count for nothing.

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, it, layer } from "@effect/vitest"
-import { databaseAt, WriteSideLive } from "@points/infrastructure"
+import { databaseAt, FAILED_AUTHENTICATIONS_WINDOW_SECONDS, WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { ConfigProvider, Context, Deferred, Effect, Fiber, Layer, Redacted } from "effect"
 import { Settings } from "../src/config.js"
@@ -508,14 +508,16 @@ const ProxiedDatabaseLive = Layer.unwrapScoped(
   }),
 ).pipe(Layer.provide(testDatabase()))
 
-const OutageServerLive = HttpAppLive.pipe(
-  Layer.provideMerge(apiServerLayer(apiHttpServer, { port: 0, host: "127.0.0.1" })),
-  Layer.provide(WriteSideLive),
-  Layer.provide(testSettings()),
-  Layer.provideMerge(ProxiedDatabaseLive),
-)
+// The whole API in process over a database it reaches through the proxy, with the given settings.
+const outageServer = (overrides: Parameters<typeof testSettings>[0] = {}) =>
+  HttpAppLive.pipe(
+    Layer.provideMerge(apiServerLayer(apiHttpServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(WriteSideLive),
+    Layer.provide(testSettings(overrides)),
+    Layer.provideMerge(ProxiedDatabaseLive),
+  )
 
-layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
+layer(outageServer(), { timeout: "120 seconds", excludeTestServices: true })(
   "Operations in process",
   (it) => {
     it.effect("serves the OpenAPI document the tests hold every answer to, and its reference at /docs", () =>
@@ -739,6 +741,41 @@ layer(OutageServerLive, { timeout: "120 seconds", excludeTestServices: true })(
         yield* link.restore
         yield* eventually(call("GET", "/health/ready"), (reply) => reply.status === 200)
         expect((yield* call("GET", "/api/users", { token })).status).toBe(200)
+      }),
+    )
+  },
+)
+
+// One failed authentication a second per network: ten per 10-second window.
+layer(outageServer({ authFailureLimitPerAddress: 1 }), { timeout: "120 seconds", excludeTestServices: true })(
+  "Failed authentications while the database is out of reach",
+  (it) => {
+    it.effect("a token the database could not look up counts for nothing against its network", () =>
+      Effect.gen(function* () {
+        const link = yield* DatabaseLink
+        const allowance = FAILED_AUTHENTICATIONS_WINDOW_SECONDS
+        const madeUp = (n: number) => `pos_at_${String(n).padStart(43, "Q")}`
+        yield* link.cut
+        // Three windows' worth of made-up tokens: none could be looked up (503), so none is held against the
+        // network, and none is refused for its failures.
+        for (let n = 0; n < 3 * allowance; n++) {
+          const reply = yield* call("GET", "/api/users", { token: madeUp(n) })
+          expect(reply.status, reply.text).toBe(503)
+          expect(reply.body.errors[0].code).toBe("SV5003")
+        }
+        yield* link.restore
+        // Back: the network has its whole allowance of failures (a lookup the reconnecting pool still could
+        // not run counts for nothing either), and then none.
+        let refused = 0
+        for (let n = 0; refused < allowance; n++) {
+          expect(n, "answers before the allowance was spent").toBeLessThan(10 * allowance)
+          const reply = yield* call("GET", "/api/users", { token: madeUp(1_000 + n) })
+          expect([401, 503], reply.text).toContain(reply.status)
+          if (reply.status === 401) refused++
+        }
+        const past = yield* call("GET", "/api/users", { token: madeUp(9_999) })
+        expect(past.status, past.text).toBe(429)
+        expect(past.body.errors[0].code).toBe("GH1009")
       }),
     )
   },

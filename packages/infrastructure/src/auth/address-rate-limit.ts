@@ -80,23 +80,28 @@ export const consumeSiteRateLimit = (address: string, policy: RateLimitPolicy) =
 /**
  * Takes one request of the token endpoints from the buckets of its source, all or none: its network's, then
  * (IPv6) its site's, asked only if the network's allowed it, so that one network spending its own bucket
- * leaves its site's alone; a request its site refuses has its network's cell given back. Answers each bucket
- * asked, named as the RateLimit headers name them ("address", "site"), in the order asked.
+ * leaves its site's alone; a request its site refuses (or whose site could not be asked) has its network's
+ * cell given back, and the two steps are not interrupted between. Answers each bucket asked, named as the
+ * RateLimit headers name them ("address", "site"), in the order asked.
  */
 export const consumeSourceRateLimits = (address: string, policy: RateLimitPolicy) =>
-  Effect.gen(function* () {
-    const network = yield* consumeAddressRateLimit(address, policy)
-    if (!network.allowed) return [["address", network]] as const
-    const site = yield* consumeSiteRateLimit(address, policy)
-    if (site === undefined) return [["address", network]] as const
-    if (site.allowed)
+  Effect.uninterruptible(
+    Effect.gen(function* () {
+      const network = yield* consumeAddressRateLimit(address, policy)
+      if (!network.allowed) return [["address", network]] as const
+      const giveBack = giveBackRateLimitCell(addressRateLimitKey(address), policy)
+      const site = yield* Effect.tapError(consumeSiteRateLimit(address, policy), () =>
+        Effect.ignore(giveBack),
+      )
+      if (site === undefined) return [["address", network]] as const
+      if (site.allowed)
+        return [
+          ["address", network],
+          ["site", site],
+        ] as const
       return [
-        ["address", network],
+        ["address", yield* giveBack],
         ["site", site],
       ] as const
-    const givenBack = yield* giveBackRateLimitCell(addressRateLimitKey(address), policy)
-    return [
-      ["address", givenBack],
-      ["site", site],
-    ] as const
-  })
+    }),
+  )

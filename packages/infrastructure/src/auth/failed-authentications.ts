@@ -71,12 +71,13 @@ interface FailureWindow {
  * `allowance` failures a window, a site NETWORKS_PER_SITE times that.
  */
 // Written by hand rather than with a rate-limit library: the two tiers must be decided and counted together,
-// all or nothing, and a failure given back only to the window it was counted in. Ended windows are swept once
-// the map has doubled since the last sweep: O(1) per charge on average, and a group that stopped failing
-// leaves nothing behind for long.
+// all or nothing, and a failure given back only to the window it was counted in. The map is kept in the
+// order the windows began, and every window lasts as long, so the ended ones are at its head: each call drops
+// them from there, and the map holds only the windows that have not ended (the clock is made monotonic so
+// that a wall clock stepped back keeps that order).
 export const failureWindows = (allowance: number) => {
   const windows = new Map<string, FailureWindow>()
-  let sweepAt = 1_024
+  let lastNow = Number.NEGATIVE_INFINITY
   const groupOf = (address: string) => {
     const network = sourceNetworkOf(address)
     const site = sourceSiteOf(address)
@@ -84,33 +85,38 @@ export const failureWindows = (allowance: number) => {
       ? { network, group: network, groupAllowance: allowance }
       : { network, group: site, groupAllowance: allowance * NETWORKS_PER_SITE }
   }
+  // The windows that have ended dropped, the current one of `group` if it has one.
   const current = (group: string, now: number) => {
-    const window = windows.get(group)
-    return window !== undefined && window.endsAt > now ? window : undefined
+    for (const [ended, window] of windows) {
+      if (window.endsAt > now) break
+      windows.delete(ended)
+    }
+    return windows.get(group)
+  }
+  const monotonic = (now: number) => {
+    lastNow = Math.max(lastNow, now)
+    return lastNow
   }
   const waitOf = (window: FailureWindow, now: number) => Math.max(1, Math.ceil((window.endsAt - now) / 1000))
   const isFull = (window: FailureWindow, network: string, groupAllowance: number) =>
     window.total >= groupAllowance || (window.networks.get(network) ?? 0) >= allowance
-  const sweep = (now: number) => {
-    for (const [group, window] of windows) if (window.endsAt <= now) windows.delete(group)
-    sweepAt = Math.max(1_024, windows.size * 2)
-  }
   return {
-    /** How many groups' windows are kept now, ended ones not yet swept included. */
+    /** How many groups' windows are kept now: those that had not ended at the last call. */
     held: () => windows.size,
-    refusedFor: (address: string, now: number) => {
+    refusedFor: (address: string, at: number) => {
+      const now = monotonic(at)
       const { network, group, groupAllowance } = groupOf(address)
       const window = current(group, now)
       return window !== undefined && isFull(window, network, groupAllowance) ? waitOf(window, now) : 0
     },
-    charge: (address: string, now: number): FailureCharge => {
+    charge: (address: string, at: number): FailureCharge => {
+      const now = monotonic(at)
       const { network, group, groupAllowance } = groupOf(address)
       let window = current(group, now)
       if (window !== undefined && isFull(window, network, groupAllowance)) {
         return { _tag: "Refused", retryAfterSeconds: waitOf(window, now) }
       }
       if (window === undefined) {
-        if (windows.size >= sweepAt) sweep(now)
         window = { endsAt: now + FAILED_AUTHENTICATIONS_WINDOW_SECONDS * 1000, total: 0, networks: new Map() }
         windows.set(group, window)
       }

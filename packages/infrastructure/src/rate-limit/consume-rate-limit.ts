@@ -121,9 +121,6 @@ export const giveBackRateLimitCell = (key: string, policy: RateLimitPolicy) =>
     const { emissionMicros } = yield* Effect.sync(() => gcraOf(policy))
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.unsafe<{ backlog_micros: string }>(giveBackStatement, [key, emissionMicros])
-    const row = rows[0]
-    if (row === undefined) {
-      return yield* Effect.dieMessage(`rate limit: no bucket ${key} to give a cell back to`)
-    }
-    return rateLimitDecisionOf(policy, true, Number(row.backlog_micros))
+    // No row: the bucket refilled and was reaped meanwhile (reapIdleRateLimits), which is a full bucket.
+    return rateLimitDecisionOf(policy, true, rows[0] === undefined ? 0 : Number(rows[0].backlog_micros))
   })

@@ -7,6 +7,7 @@ import {
   consumeAddressRateLimit,
   consumeSiteRateLimit,
   consumeSourceRateLimits,
+  giveBackRateLimitCell,
   NETWORKS_PER_SITE,
   type RateLimitDecision,
   siteRateLimitKey,
@@ -128,6 +129,15 @@ layer(testDatabase(), { excludeTestServices: true })("consumeAddressRateLimit", 
         "site refused r=0",
       ])
       expect((yield* consumeAddressRateLimit(c, policy)).remaining).toBe(1)
+      // A cell given back to a bucket that has refilled meanwhile leaves it full, no fuller; and to one that
+      // was reaped (a full bucket has no row to keep), the same.
+      const cKey = addressRateLimitKey(c)
+      yield* sql`UPDATE rate_limits SET tat = decided_at WHERE key = ${cKey}`
+      const refilled = yield* giveBackRateLimitCell(cKey, policy)
+      expect([refilled.remaining, refilled.resetSeconds]).toEqual([policy.burst, 0])
+      yield* sql`DELETE FROM rate_limits WHERE key = ${cKey}`
+      const reaped = yield* giveBackRateLimitCell(cKey, policy)
+      expect([reaped.allowed, reaped.remaining, reaped.resetSeconds]).toEqual([true, policy.burst, 0])
       // From IPv4, the address's bucket alone.
       expect(summary(yield* consumeSourceRateLimits("203.0.113.60", policy))).toEqual(["address allowed r=1"])
     }),
