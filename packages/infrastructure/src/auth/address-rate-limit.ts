@@ -81,27 +81,26 @@ export const consumeSiteRateLimit = (address: string, policy: RateLimitPolicy) =
  * Takes one request of the token endpoints from the buckets of its source, all or none: its network's, then
  * (IPv6) its site's, asked only if the network's allowed it, so that one network spending its own bucket
  * leaves its site's alone; a request its site refuses (or whose site could not be asked) has its network's
- * cell given back, and the two steps are not interrupted between. Answers each bucket asked, named as the
- * RateLimit headers name them ("address", "site"), in the order asked.
+ * cell given back. Answers each bucket asked, named as the RateLimit headers name them ("address", "site"),
+ * in the order asked.
  */
+// Left interruptible, as a request's other checks before its route are (a client going away, or a shutdown,
+// must not wait on a database out of reach): a request interrupted between the two steps leaves its cell in
+// its own network's bucket, and nobody else's.
 export const consumeSourceRateLimits = (address: string, policy: RateLimitPolicy) =>
-  Effect.uninterruptible(
-    Effect.gen(function* () {
-      const network = yield* consumeAddressRateLimit(address, policy)
-      if (!network.allowed) return [["address", network]] as const
-      const giveBack = giveBackRateLimitCell(addressRateLimitKey(address), policy)
-      const site = yield* Effect.tapError(consumeSiteRateLimit(address, policy), () =>
-        Effect.ignore(giveBack),
-      )
-      if (site === undefined) return [["address", network]] as const
-      if (site.allowed)
-        return [
-          ["address", network],
-          ["site", site],
-        ] as const
+  Effect.gen(function* () {
+    const network = yield* consumeAddressRateLimit(address, policy)
+    if (!network.allowed) return [["address", network]] as const
+    const giveBack = giveBackRateLimitCell(addressRateLimitKey(address), policy)
+    const site = yield* Effect.tapError(consumeSiteRateLimit(address, policy), () => Effect.ignore(giveBack))
+    if (site === undefined) return [["address", network]] as const
+    if (site.allowed)
       return [
-        ["address", yield* giveBack],
+        ["address", network],
         ["site", site],
       ] as const
-    }),
-  )
+    return [
+      ["address", yield* giveBack],
+      ["site", site],
+    ] as const
+  })
