@@ -3,11 +3,13 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { inspect } from "node:util"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { issueToken } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
-import { Effect } from "effect"
+import { ConfigProvider, Console, Effect } from "effect"
+import { adminProgram } from "../src/cli/program.js"
 import { freePort, testDatabaseUrl } from "./processes.js"
 
 const repositoryRoot = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
@@ -35,9 +37,49 @@ const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefi
     return Effect.sync(() => child.kill())
   })
 
-/** Runs the CLI against this file's database. */
-const admin = (...args: ReadonlyArray<string>) =>
+/** Runs the CLI as a real process against this file's database: its exit code and stdio as a shell sees them. */
+const adminProcess = (...args: ReadonlyArray<string>) =>
   Effect.flatMap(testDatabaseUrl, (url) => runCli(args, { DATABASE_URL: url }))
+
+const printed = (args: ReadonlyArray<unknown>) =>
+  `${args.map((arg) => (typeof arg === "string" ? arg : inspect(arg))).join(" ")}\n`
+
+/**
+ * Runs the CLI's program in this process (adminProgram, as main.ts runs it), its Console captured and `env`
+ * read before the process's: what it prints and the exit code it ends with. A process of its own costs seconds
+ * of loading per command; the commands' wiring into a real process is what adminProcess checks.
+ */
+const runHere = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.gen(function* () {
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const base = yield* Console.consoleWith(Effect.succeed)
+    const to =
+      (lines: Array<string>) =>
+      (...args: ReadonlyArray<unknown>) => {
+        lines.push(printed(args))
+      }
+    const captured: Console.Console = {
+      ...base,
+      log: (...args) => Effect.sync(() => to(stdout)(...args)),
+      info: (...args) => Effect.sync(() => to(stdout)(...args)),
+      error: (...args) => Effect.sync(() => to(stderr)(...args)),
+      warn: (...args) => Effect.sync(() => to(stderr)(...args)),
+      unsafe: { ...base.unsafe, log: to(stdout), info: to(stdout), error: to(stderr), warn: to(stderr) },
+    }
+    const provider = ConfigProvider.fromMap(new Map(Object.entries(env))).pipe(
+      ConfigProvider.orElse(() => ConfigProvider.fromEnv()),
+    )
+    const code = yield* adminProgram(["node", "points-admin", ...args]).pipe(
+      Effect.withConsole(captured),
+      Effect.withConfigProvider(provider),
+    )
+    return { code, stdout: stdout.join(""), stderr: stderr.join("") } satisfies Run
+  })
+
+/** Runs the CLI's program in this process against this file's database (see runHere). */
+const admin = (...args: ReadonlyArray<string>) =>
+  Effect.flatMap(testDatabaseUrl, (url) => runHere(args, { DATABASE_URL: url }))
 
 const jsonOf = (run: Run) => {
   expect(run.stderr === "" || run.code === 0 ? run.code : run.stderr).toBe(0)
@@ -143,10 +185,10 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
         Effect.gen(function* () {
           const [show, issue, empty, missing] = yield* Effect.all(
             [
-              admin("partners", "show", "not-a-partner"),
-              admin("credentials", "create", "01a1fd80-2872-72e3-8c4f-63f7fa2f1ae5", "--json"),
-              admin("partners", "create", "--name", ""),
-              admin("partners", "create"),
+              adminProcess("partners", "show", "not-a-partner"),
+              adminProcess("credentials", "create", "01a1fd80-2872-72e3-8c4f-63f7fa2f1ae5", "--json"),
+              adminProcess("partners", "create", "--name", ""),
+              adminProcess("partners", "create"),
             ],
             { concurrency: 2 },
           )
@@ -173,7 +215,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           // Nothing listens on a port just found free.
           const closed = { DATABASE_URL: `postgres://postgres@127.0.0.1:${yield* freePort}/postgres` }
           const [json, human] = yield* Effect.all(
-            [runCli(["partners", "list", "--json"], closed), runCli(["partners", "list"], closed)],
+            [runHere(["partners", "list", "--json"], closed), runHere(["partners", "list"], closed)],
             { concurrency: 2 },
           )
           expect(json.code).toBe(1)
