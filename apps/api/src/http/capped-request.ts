@@ -1,7 +1,7 @@
 import { IncomingMessage } from "node:http"
 import type { Socket } from "node:net"
 import { TextDecoder } from "node:util"
-import { NETWORKS_PER_SITE, sourceNetworkOf, sourceSiteOf } from "@points/infrastructure"
+import { type AddressSource, NETWORKS_PER_SITE, sourceOfAddress } from "@points/infrastructure"
 import { isOAuthPath } from "./api-error-of.js"
 
 /** The largest request body accepted (DESIGN.md section 2). */
@@ -47,18 +47,13 @@ const siteBodyBytes = new Map<string, number>()
 
 // Where a connection's requests come from, as the shares count them: its source network, and its site if
 // it has one (IPv6). Worked out once for all the requests the connection carries.
-interface Source {
-  readonly network: string
-  readonly site: string | undefined
-}
-const sourceOfSocket = new WeakMap<Socket, Source>()
+const sourceOfSocket = new WeakMap<Socket, AddressSource>()
 
-const sourceOf = (socket: Socket | null): Source => {
-  if (socket === null) return { network: "unknown", site: undefined }
+const sourceOf = (socket: Socket | null): AddressSource => {
+  if (socket === null) return sourceOfAddress("unknown")
   let source = sourceOfSocket.get(socket)
   if (source === undefined) {
-    const address = socket.remoteAddress ?? "unknown"
-    source = { network: sourceNetworkOf(address), site: sourceSiteOf(address) }
+    source = sourceOfAddress(socket.remoteAddress ?? "unknown")
     sourceOfSocket.set(socket, source)
   }
   return source
@@ -94,14 +89,15 @@ export type BodyBudget = "process" | "network" | "site"
  */
 export class BodyOverBudget extends Error {
   constructor(readonly budget: BodyBudget) {
-    super(`service unavailable: too many request bodies are arriving at once${budgetHolders[budget]}`)
+    super(`service unavailable: too many request bodies are arriving at once${bodiesFrom[budget]}`)
   }
 }
 
-const budgetHolders: Readonly<Record<BodyBudget, string>> = {
+/** Whose bodies a refusal for each budget names, as its message ends: none for the process's. */
+export const bodiesFrom: Readonly<Record<BodyBudget, string>> = {
   process: "",
-  network: " from one network",
-  site: " from one IPv6 /48",
+  network: " from your network",
+  site: " from your IPv6 /48",
 }
 
 /** The failure a body over its limit (maxBodyBytesOf) reads with. */
@@ -137,7 +133,7 @@ export class CappedRequest extends IncomingMessage {
   // has all arrived or is gone.
   private buffered = 0
   // The source whose shares `buffered` counts in, known from the first byte held.
-  private source: Source | undefined
+  private source: AddressSource | undefined
   private utf8: TextDecoder | undefined
   /** Whether the body went over its limit (maxBodyBytesOf). */
   tooLarge = false

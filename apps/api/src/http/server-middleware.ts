@@ -9,6 +9,7 @@ import { credentialsAdmitBody, partnerDecisionBeforeRoute, rateLimited } from ".
 import { bodyRouteOf } from "./body-routes.js"
 import {
   type BodyBudget,
+  bodiesFrom,
   bodyOverBudget,
   bodyWasTooLarge,
   MAX_OAUTH_BODY_BYTES,
@@ -69,16 +70,10 @@ export const bodiesOverBudget = (budget: BodyBudget) =>
     errors: [
       entryOf(
         "SV5003",
-        `service unavailable: too many request bodies are arriving at once${fromWhom[budget]}; retry later`,
+        `service unavailable: too many request bodies are arriving at once${bodiesFrom[budget]}; retry later`,
       ),
     ],
   })
-
-const fromWhom: Readonly<Record<BodyBudget, string>> = {
-  process: "",
-  network: " from your network",
-  site: " from your IPv6 /48",
-}
 
 /**
  * The headers every answer to a request for `path` carries: its request id, `Api-Version`, and on the OAuth

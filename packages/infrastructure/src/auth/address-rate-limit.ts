@@ -14,37 +14,46 @@ export const addressRateLimitPolicy = (perSecond: number): RateLimitPolicy => ({
 })
 
 /**
- * The network a request came from, as the address limit counts it: an IPv4 address (IPv4-mapped IPv6 ones
- * included) alone, an IPv6 address by its /64, since one host is commonly given a whole /64 and could
- * otherwise take a new address for every request. Text that is not an address stands for itself.
- */
-export const sourceNetworkOf = (address: string): string => {
-  if (!ipaddr.isValid(address)) return address
-  const parsed = ipaddr.process(address)
-  if (parsed.kind() === "ipv4") return parsed.toString()
-  const bytes = parsed.toByteArray().map((byte, n) => (n < 8 ? byte : 0))
-  return `${ipaddr.fromByteArray(bytes).toString()}/64`
-}
-
-/**
  * How many networks' allowance the networks of one site (see sourceSiteOf) have together. Keyed by /64 alone,
  * a caller holding a /48 (handed out to a single customer, sometimes for free) would have 65,536 networks'
  * allowance; with this, two.
  */
 export const NETWORKS_PER_SITE = 2
 
+/** Where a request came from, as the limits per source count it: its network, and its site if it has one. */
+export interface AddressSource {
+  /** See sourceNetworkOf. */
+  readonly network: string
+  /** See sourceSiteOf. */
+  readonly site: string | undefined
+}
+
+// The address's leading `bytes` bytes, the rest zero, written as a prefix of that many bytes.
+const prefixOf = (address: ipaddr.IPv6, bytes: number) =>
+  `${ipaddr.fromByteArray(address.toByteArray().map((byte, n) => (n < bytes ? byte : 0))).toString()}/${bytes * 8}`
+
+/** The network and site of an address (see sourceNetworkOf, sourceSiteOf), the address read once. */
+export const sourceOfAddress = (address: string): AddressSource => {
+  if (!ipaddr.isValid(address)) return { network: address, site: undefined }
+  const parsed = ipaddr.process(address)
+  return parsed.kind() === "ipv4"
+    ? { network: parsed.toString(), site: undefined }
+    : { network: prefixOf(parsed as ipaddr.IPv6, 8), site: prefixOf(parsed as ipaddr.IPv6, 6) }
+}
+
+/**
+ * The network a request came from, as the address limit counts it: an IPv4 address (IPv4-mapped IPv6 ones
+ * included) alone, an IPv6 address by its /64, since one host is commonly given a whole /64 and could
+ * otherwise take a new address for every request. Text that is not an address stands for itself.
+ */
+export const sourceNetworkOf = (address: string): string => sourceOfAddress(address).network
+
 /**
  * The site an IPv6 address belongs to, as the limits per source network count it once more: its /48, the
  * prefix commonly given to one customer. An IPv4 address (mapped into IPv6 too) or text that is not an
  * address has none: its network is itself, and IPv4 addresses come one at a time.
  */
-export const sourceSiteOf = (address: string): string | undefined => {
-  if (!ipaddr.isValid(address)) return undefined
-  const parsed = ipaddr.process(address)
-  if (parsed.kind() === "ipv4") return undefined
-  const bytes = parsed.toByteArray().map((byte, n) => (n < 6 ? byte : 0))
-  return `${ipaddr.fromByteArray(bytes).toString()}/48`
-}
+export const sourceSiteOf = (address: string): string | undefined => sourceOfAddress(address).site
 
 /** The rate-limit key of a request's source address (see sourceNetworkOf). */
 export const addressRateLimitKey = (address: string): string => `address:${sourceNetworkOf(address)}`

@@ -157,7 +157,7 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
         // A token held is answered from memory; any other is looked up (shared with the requests already
         // waiting on its lookup). An answer from a lookup that a forgetting of its token overtook may predate
         // the revocation: the token is looked up once more, on its own, after the forgetting.
-        const remembered = (hash: string): Effect.Effect<Stamped, InvalidToken | SqlError.SqlError> =>
+        const heldOrLookedUp = (hash: string): Effect.Effect<Stamped, InvalidToken | SqlError.SqlError> =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const found = heldNow(hash, now)
             if (found !== undefined) return Effect.succeed(found)
@@ -183,11 +183,11 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
         const authenticate = (token: string) =>
           isAccessTokenShaped(token)
             ? Effect.map(
-                ttlMs === 0 ? lookup(accessTokenHash(token)) : remembered(accessTokenHash(token)),
+                ttlMs === 0 ? lookup(accessTokenHash(token)) : heldOrLookedUp(accessTokenHash(token)),
                 (found) => found.principal,
               )
             : Effect.fail(new InvalidToken({ reason: "malformed" }))
-        const rememberedNow = (token: string): Effect.Effect<Option.Option<Principal>> =>
+        const remembered = (token: string): Effect.Effect<Option.Option<Principal>> =>
           ttlMs === 0 || !isAccessTokenShaped(token)
             ? Effect.succeedNone
             : Effect.map(Clock.currentTimeMillis, (now) =>
@@ -198,7 +198,7 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
               )
         return {
           authenticate,
-          remembered: rememberedNow,
+          remembered,
           forget: (token: string) => forget(accessTokenHash(token)),
           forgetAll,
         }

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { NETWORKS_PER_SITE, sourceNetworkOf, sourceSiteOf } from "./address-rate-limit.js"
+import { NETWORKS_PER_SITE, sourceOfAddress } from "./address-rate-limit.js"
 
 /** The window failed authentications are counted over. */
 export const FAILED_AUTHENTICATIONS_WINDOW_SECONDS = 10
@@ -79,8 +79,7 @@ export const failureWindows = (allowance: number) => {
   const windows = new Map<string, FailureWindow>()
   let lastNow = Number.NEGATIVE_INFINITY
   const groupOf = (address: string) => {
-    const network = sourceNetworkOf(address)
-    const site = sourceSiteOf(address)
+    const { network, site } = sourceOfAddress(address)
     return site === undefined
       ? { network, group: network, groupAllowance: allowance }
       : { network, group: site, groupAllowance: allowance * NETWORKS_PER_SITE }
