@@ -141,8 +141,8 @@ export const DirectPointsWritesLive = Layer.scopedDiscard(
     // platform's to look up (and to count against its network if it fails: see checkedBearer), which then
     // remembers a valid one.
     const principalOf = (token: string): Principal | undefined => {
-      const exit = runSyncExit(tokens.remembered(token))
-      return Exit.isSuccess(exit) ? Option.getOrUndefined(exit.value) : undefined
+      const exit = runSyncExit(tokens.held(token))
+      return Exit.isSuccess(exit) && exit.value._tag === "Held" ? exit.value.principal : undefined
     }
 
     const take = (incoming: IncomingMessage, response: ServerResponse, pass: Listener) => {

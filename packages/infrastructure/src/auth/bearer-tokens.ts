@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { InvalidToken } from "@points/domain"
-import { Clock, Context, Deferred, Effect, Exit, FiberId, Layer, Option, Queue } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, FiberId, Layer, Queue } from "effect"
 import { LogListener } from "../consumers/log-listener.js"
 import { accessTokenHash, isAccessTokenShaped } from "./access-token.js"
 import { type BearerLookup, lookupBearer, type Principal } from "./authenticate-bearer.js"
@@ -18,6 +18,15 @@ export interface BearerTokenCacheOptions {
 type Stamped = BearerLookup & { readonly stamp: number }
 
 /**
+ * A bearer token as a process holds it: valid now (its principal, nothing looked up), or not held, with the
+ * lookup that tells, for the caller to run once it has done what must come first (counting the lookup as a
+ * possible failure, say).
+ */
+export type HeldToken =
+  | { readonly _tag: "Held"; readonly principal: Principal }
+  | { readonly _tag: "Unheld"; readonly lookUp: Effect.Effect<Principal, InvalidToken | SqlError.SqlError> }
+
+/**
  * Bearer authentication for every request, with the valid tokens a process has checked remembered briefly
  * (by their SHA-256, never the token itself), so that a partner's requests do not each pay a lookup. Every
  * revocation NOTIFYs the revoked tokens' hashes at its commit, and each process forgets them when it hears
@@ -30,12 +39,13 @@ type Stamped = BearerLookup & { readonly stamp: number }
 export class BearerTokens extends Context.Tag("@points/infrastructure/BearerTokens")<
   BearerTokens,
   {
+    /** The token's principal: held, or else looked up (and then held, if valid). */
     readonly authenticate: (token: string) => Effect.Effect<Principal, InvalidToken | SqlError.SqlError>
     /**
-     * The token's principal if this process holds the token as valid now, without looking anything up:
-     * none for a token not checked lately, being checked, invalid, or forgotten since.
+     * Whether this process holds the token as valid now, without looking anything up: Unheld for a token not
+     * checked lately, being checked, invalid, or forgotten since, with the lookup to run for it.
      */
-    readonly remembered: (token: string) => Effect.Effect<Option.Option<Principal>>
+    readonly held: (token: string) => Effect.Effect<HeldToken>
     /** Forgets one token (it was revoked here). */
     readonly forget: (token: string) => Effect.Effect<void>
     /** Forgets every token (a credential was revoked here: its tokens are not known by value). */
@@ -84,29 +94,29 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
         // rather than with Effect's Cache, whose list of accesses grows by an entry at every lookup of a key
         // it held before (each expiry of a token in use, each made-up token sent again) and is trimmed only
         // once the cache is over capacity: a process with a few busy tokens grew without bound.
-        const held = new Map<string, { readonly found: Stamped; readonly until: number }>()
+        const heldByHash = new Map<string, { readonly found: Stamped; readonly until: number }>()
         // The lookups under way, by hash: every request for the token waits on the one lookup. Each runs in a
         // fiber of its own, so that a request that goes away (its fiber interrupted) neither interrupts it
         // nor fails the others waiting on it.
         const underWay = new Map<string, Deferred.Deferred<Stamped, InvalidToken | SqlError.SqlError>>()
         const scope = yield* Effect.scope
         const heldNow = (hash: string, now: number): Stamped | undefined => {
-          const entry = held.get(hash)
+          const entry = heldByHash.get(hash)
           if (entry === undefined) return undefined
-          held.delete(hash)
+          heldByHash.delete(hash)
           if (entry.until <= now || !trusted(hash, entry.found.stamp)) return undefined
-          held.set(hash, entry)
+          heldByHash.set(hash, entry)
           return entry.found
         }
         // Kept only if no forgetting of the token came while it was looked up, and never past its expiry.
         const keep = (hash: string, found: Stamped, now: number) => {
           const lifetime = Math.min(ttlMs, found.expiresInMs)
           if (lifetime <= 0 || !trusted(hash, found.stamp)) return
-          held.delete(hash)
-          held.set(hash, { found, until: now + lifetime })
-          if (held.size > options.capacity) {
-            const oldest = held.keys().next()
-            if (oldest.done !== true) held.delete(oldest.value)
+          heldByHash.delete(hash)
+          heldByHash.set(hash, { found, until: now + lifetime })
+          if (heldByHash.size > options.capacity) {
+            const oldest = heldByHash.keys().next()
+            if (oldest.done !== true) heldByHash.delete(oldest.value)
           }
         }
         const sharedLookup = (hash: string) =>
@@ -146,13 +156,13 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
               everythingForgottenAt = forgettings
               forgottenAt.clear()
             }
-            held.delete(hash)
+            heldByHash.delete(hash)
           })
         const forgetAll = Effect.sync(() => {
           forgettings++
           everythingForgottenAt = forgettings
           forgottenAt.clear()
-          held.clear()
+          heldByHash.clear()
         })
         // A token held is answered from memory; any other is looked up (shared with the requests already
         // waiting on its lookup). An answer from a lookup that a forgetting of its token overtook may predate
@@ -180,25 +190,33 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
             Effect.forkScoped,
           )
         }
+        const held = (token: string): Effect.Effect<HeldToken> => {
+          if (!isAccessTokenShaped(token)) {
+            return Effect.succeed({
+              _tag: "Unheld",
+              lookUp: Effect.fail(new InvalidToken({ reason: "malformed" })),
+            })
+          }
+          const hash = accessTokenHash(token)
+          const lookUp = Effect.map(
+            ttlMs === 0 ? lookup(hash) : heldOrLookedUp(hash),
+            (found) => found.principal,
+          )
+          if (ttlMs === 0) return Effect.succeed({ _tag: "Unheld", lookUp })
+          return Effect.map(Clock.currentTimeMillis, (now): HeldToken => {
+            const found = heldNow(hash, now)
+            return found === undefined
+              ? { _tag: "Unheld", lookUp }
+              : { _tag: "Held", principal: found.principal }
+          })
+        }
         const authenticate = (token: string) =>
-          isAccessTokenShaped(token)
-            ? Effect.map(
-                ttlMs === 0 ? lookup(accessTokenHash(token)) : heldOrLookedUp(accessTokenHash(token)),
-                (found) => found.principal,
-              )
-            : Effect.fail(new InvalidToken({ reason: "malformed" }))
-        const remembered = (token: string): Effect.Effect<Option.Option<Principal>> =>
-          ttlMs === 0 || !isAccessTokenShaped(token)
-            ? Effect.succeedNone
-            : Effect.map(Clock.currentTimeMillis, (now) =>
-                Option.map(
-                  Option.fromNullable(heldNow(accessTokenHash(token), now)),
-                  (found) => found.principal,
-                ),
-              )
+          Effect.flatMap(held(token), (found) =>
+            found._tag === "Held" ? Effect.succeed(found.principal) : found.lookUp,
+          )
         return {
           authenticate,
-          remembered,
+          held,
           forget: (token: string) => forget(accessTokenHash(token)),
           forgetAll,
         }

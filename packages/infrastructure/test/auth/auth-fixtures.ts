@@ -1,7 +1,7 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { expect } from "@effect/vitest"
 import { InvalidClientCredentials, InvalidToken, type InvalidTokenReason } from "@points/domain"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import {
   type BearerLookup,
   type BearerTokenCacheOptions,
@@ -57,3 +57,9 @@ export const bearerTokensWith = (
     tokenHash: string,
   ) => Effect.Effect<BearerLookup, InvalidToken | SqlError.SqlError, SqlClient.SqlClient>,
 ) => Effect.map(Layer.build(BearerTokens.layer(options, lookupBy)), Context.get(BearerTokens))
+
+/** The principal a process holds its token as valid for now, if any (nothing looked up). */
+export const heldPrincipal = (tokens: BearerTokens["Type"], token: string) =>
+  Effect.map(tokens.held(token), (held) =>
+    held._tag === "Held" ? Option.some(held.principal) : Option.none(),
+  )

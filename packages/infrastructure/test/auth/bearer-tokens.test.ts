@@ -10,7 +10,7 @@ import {
   revokeToken,
 } from "../../src/index.js"
 import { serviceDatabase } from "../services/service-fixtures.js"
-import { bearerTokensWith, invalidToken, newClient, ttl } from "./auth-fixtures.js"
+import { bearerTokensWith, heldPrincipal, invalidToken, newClient, ttl } from "./auth-fixtures.js"
 
 /** A process's remembered tokens: a fresh cache with this lifetime, built on the test's database. */
 const processWith = (ttlSeconds: number) => bearerTokensWith({ ttlSeconds, capacity: 100 })
@@ -137,28 +137,46 @@ layer(serviceDatabase(), { excludeTestServices: true })("BearerTokens", (it) => 
     Effect.gen(function* () {
       const { partnerId, credentials } = yield* newClient
       const token = yield* issueToken(credentials, ttl)
-      const tokens = yield* processWith(60)
-      // Not checked yet: not held, and asking does not look it up.
-      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.none())
-      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.none())
-      const principal = yield* tokens.authenticate(token.access_token)
+      let lookups = 0
+      const counted = (hash: string) =>
+        Effect.zipRight(
+          Effect.sync(() => lookups++),
+          lookupBearer(hash),
+        )
+      const tokens = yield* bearerTokensWith({ ttlSeconds: 60, capacity: 100 }, counted)
+      // Not checked yet: not held, and asking looks nothing up.
+      expect(yield* heldPrincipal(tokens, token.access_token)).toEqual(Option.none())
+      expect(yield* heldPrincipal(tokens, token.access_token)).toEqual(Option.none())
+      expect(lookups).toBe(0)
+      // The lookup an unheld token comes with looks it up once, and the process then holds it.
+      const unheld = yield* tokens.held(token.access_token)
+      if (unheld._tag !== "Unheld") return expect.fail("a token never checked was held")
+      const principal = yield* unheld.lookUp
       expect(principal.partnerId).toBe(partnerId)
-      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.some(principal))
+      expect(lookups).toBe(1)
+      expect(yield* heldPrincipal(tokens, token.access_token)).toEqual(Option.some(principal))
+      expect(yield* tokens.authenticate(token.access_token)).toEqual(principal)
+      expect(lookups).toBe(1)
       const other = yield* issueToken(credentials, ttl)
       yield* tokens.authenticate(other.access_token)
       yield* tokens.forget(token.access_token)
-      expect(yield* tokens.remembered(token.access_token)).toEqual(Option.none())
+      expect(yield* heldPrincipal(tokens, token.access_token)).toEqual(Option.none())
       // Forgetting one token leaves the others held (a revocation does not distrust everything).
-      expect(Option.isSome(yield* tokens.remembered(other.access_token))).toBe(true)
+      expect(Option.isSome(yield* heldPrincipal(tokens, other.access_token))).toBe(true)
       yield* tokens.forgetAll
-      expect(yield* tokens.remembered(other.access_token)).toEqual(Option.none())
-      // Refused tokens are never held; malformed ones not even asked about; a cache of 0 s holds nothing.
+      expect(yield* heldPrincipal(tokens, other.access_token)).toEqual(Option.none())
+      // Refused tokens are never held; malformed ones are refused without a lookup; a cache of 0 s holds nothing.
+      const before = lookups
       yield* Effect.flip(tokens.authenticate(`pos_at_${"A".repeat(43)}`))
-      expect(yield* tokens.remembered(`pos_at_${"A".repeat(43)}`)).toEqual(Option.none())
-      expect(yield* tokens.remembered("not-a-token")).toEqual(Option.none())
+      expect(lookups).toBe(before + 1)
+      expect(yield* heldPrincipal(tokens, `pos_at_${"A".repeat(43)}`)).toEqual(Option.none())
+      const malformed = yield* tokens.held("not-a-token")
+      if (malformed._tag !== "Unheld") return expect.fail("a malformed token was held")
+      invalidToken("malformed")(yield* Effect.flip(malformed.lookUp))
+      expect(lookups).toBe(before + 1)
       const uncached = yield* processWith(0)
       yield* uncached.authenticate(token.access_token)
-      expect(yield* uncached.remembered(token.access_token)).toEqual(Option.none())
+      expect(yield* heldPrincipal(uncached, token.access_token)).toEqual(Option.none())
     }),
   )
 })
