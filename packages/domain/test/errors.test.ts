@@ -1,11 +1,15 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Schema } from "effect"
 import {
   AlreadyClosed,
+  type ClientCredential,
+  type DomainError,
   DuplicateReferenceId,
   EndpointDisabled,
   ErrorCode,
+  type ErrorOf,
   errorStatus,
+  type IdempotencyKey,
   IdempotencyKeyInProgress,
   IdempotencyKeyRequired,
   IdempotencyKeyReused,
@@ -14,19 +18,25 @@ import {
   InvalidClientCredentials,
   InvalidParams,
   InvalidToken,
+  type Ledger,
   LimitReached,
   NoPointsAccount,
+  type Order,
+  type Partner,
   PayloadTooLarge,
   type PlatformError,
   PointsAccountConflict,
   RateLimited,
+  type Reference,
   ResourceNotFound,
   RouteNotFound,
   ServiceUnavailable,
   UnexpectedError,
   UnsupportedGrantType,
   UnsupportedMediaType,
+  type User,
   UserBeingProcessed,
+  type WebhookEndpoint,
 } from "../src/index.js"
 
 // One instance of every error class, with the message a partner reads.
@@ -90,6 +100,25 @@ describe("Platform errors", () => {
     expect(new Set(codes).size).toBe(codes.length)
     expect([...codes].sort()).toEqual([...ErrorCode.literals].sort())
     expect(Object.keys(errorStatus).sort()).toEqual([...ErrorCode.literals].sort())
+  })
+
+  it("include every refusal of every decider in DomainError, so that one handler of it covers them all", () => {
+    type Refusal =
+      | ErrorOf<typeof Ledger.decider>
+      | ErrorOf<typeof User.decider>
+      | ErrorOf<typeof Order.decider>
+      | ErrorOf<typeof Reference.decider>
+      | ErrorOf<typeof Partner.decider>
+      | ErrorOf<typeof ClientCredential.decider>
+      | ErrorOf<typeof IdempotencyKey.decider>
+      | ErrorOf<typeof WebhookEndpoint.decider>
+    // Checked by the type checker (npm test runs it before the tests); at run time, the codes they carry.
+    expectTypeOf<Refusal>().toExtend<DomainError>()
+    const codes = [
+      new InvalidParams({ field: "url", problem: "must be https" }),
+      new IdempotencyKeyReused({ differs: ["body"] }),
+    ].map((error: DomainError) => error.code)
+    expect(codes).toEqual(["GH1006", "IK1001"])
   })
 
   it("carry their code, the table's status, and their published message", () => {

@@ -65,6 +65,15 @@ describe("Order: placing", () => {
   it.effect("treats placing an order id twice as a bug (ids are fresh per request)", () =>
     spec.given([placed]).when(place).thenBreaksInvariant(),
   )
+
+  it.effect(
+    "refuses to fold a placed order whose total is not the sum of its lines (it debits and refunds it)",
+    () =>
+      spec
+        .given([Order.OrderPlaced.make({ ...placed, totalPoints: Points.make(399) })])
+        .when(cancel)
+        .thenBreaksInvariant("a total not its lines' sum"),
+  )
 })
 
 describe("Order: lifecycle", () => {

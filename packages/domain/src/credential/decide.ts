@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { AlreadyClosed, ResourceNotFound } from "../errors/business-errors.js"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import type { ClientId } from "../shared/ids.js"
 import type { CredentialCommand } from "./commands.js"
 import { type CredentialEvent, CredentialIssued, CredentialRevoked, SecretRotated } from "./events.js"
@@ -24,6 +24,10 @@ export const decide = (
   state: CredentialState,
 ): Effect.Effect<ReadonlyArray<CredentialEvent>, CredentialError> =>
   Effect.gen(function* () {
+    // The stream belongs to one credential; a command for another credential reaching it is a routing bug.
+    if (state._tag === "Issued" && state.clientId !== command.clientId) {
+      return yield* Effect.die(new InvariantViolation(`${command._tag} for another credential`))
+    }
     const at = yield* DateTime.now
     switch (command._tag) {
       case "IssueCredential": {
@@ -52,5 +56,7 @@ export const decide = (
         yield* active(state, command.clientId)
         return [CredentialRevoked.make({ clientId: command.clientId, at }, validatedElsewhere)]
       }
+      default:
+        return yield* unknownCommand(command)
     }
   })

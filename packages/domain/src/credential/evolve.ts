@@ -4,6 +4,7 @@ import type { CredentialState, IssuedCredential } from "./state.js"
 
 const active = (state: CredentialState, event: CredentialEvent): IssuedCredential => {
   invariant(state._tag === "Issued", `${event._tag} before CredentialIssued`)
+  invariant(state.clientId === event.clientId, `${event._tag} of another credential in the stream`)
   invariant(state.status === "active", `${event._tag} on a revoked credential`)
   return state
 }

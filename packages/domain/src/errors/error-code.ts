@@ -28,7 +28,7 @@ import type {
 } from "./request-errors.js"
 import type { ServiceUnavailable, UnexpectedError } from "./service-errors.js"
 
-/** Errors the business rules raise: what a decider can refuse a command with. */
+/** Errors the business rules raise (the LE codes). */
 export type BusinessError =
   | UserBeingProcessed
   | ResourceNotFound
@@ -43,9 +43,10 @@ export type BusinessError =
 
 /**
  * DESIGN.md's name for what a decider refuses with (`decide(command, state) -> Effect<events, DomainError>`):
- * the business errors.
+ * the business errors, the idempotency key's IK1001 and IK1002, and a webhook target's GH1006. Every decider's
+ * error type is one of these (checked in the domain's tests), so one handler of DomainError covers them all.
  */
-export type DomainError = BusinessError
+export type DomainError = BusinessError | IdempotencyKeyReused | IdempotencyKeyInProgress | InvalidParams
 
 /** Errors of the idempotency protocol. */
 export type IdempotencyError = IdempotencyKeyReused | IdempotencyKeyInProgress | IdempotencyKeyRequired

@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import type { IdempotencyKeyInProgress, IdempotencyKeyReused } from "../errors/idempotency-errors.js"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import { ClaimDecision, claimDecision } from "./claim-decision.js"
 import type { ClaimKey, IdempotencyKeyCommand } from "./commands.js"
 import { type IdempotencyKeyEvent, KeyClaimed, KeyExpired, KeyReleased, ResponseRecorded } from "./events.js"
@@ -44,8 +44,12 @@ export const decide = (
   state: IdempotencyKeyState,
 ): Effect.Effect<ReadonlyArray<IdempotencyKeyEvent>, IdempotencyKeyError> =>
   Effect.gen(function* () {
-    const at = yield* DateTime.now
     const { partnerId, key } = command
+    // The stream is one partner's key; a command for another key (or another partner's) is a routing bug.
+    if (state._tag !== "Unclaimed" && (state.partnerId !== partnerId || state.key !== key)) {
+      return yield* Effect.die(new InvariantViolation(`${command._tag} for another key`))
+    }
+    const at = yield* DateTime.now
     switch (command._tag) {
       case "ClaimKey":
         return yield* claim(command, state, at)
@@ -74,5 +78,7 @@ export const decide = (
         if (state._tag === "Claimed" && DateTime.lessThan(at, state.leaseExpiresAt)) return []
         return [KeyExpired.make({ partnerId, key, at }, validatedElsewhere)]
       }
+      default:
+        return yield* unknownCommand(command)
     }
   })

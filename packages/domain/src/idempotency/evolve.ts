@@ -9,6 +9,10 @@ const claimed = (state: IdempotencyKeyState, event: IdempotencyKeyEvent): Claime
 
 /** Applies one event to an idempotency key's state. */
 export const evolve = (state: IdempotencyKeyState, event: IdempotencyKeyEvent): IdempotencyKeyState => {
+  invariant(
+    state._tag === "Unclaimed" || (state.partnerId === event.partnerId && state.key === event.key),
+    `${event._tag} of another key in the stream`,
+  )
   switch (event._tag) {
     case "KeyClaimed":
       invariant(state._tag !== "Completed", "KeyClaimed on a completed key")

@@ -5,7 +5,7 @@ import {
   NoPointsAccount,
   PointsAccountConflict,
 } from "../errors/business-errors.js"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import { type Points, PointsBalance, zeroBalance } from "../shared/points.js"
 import { ensureStandingWritable, type UserError } from "../user/decide.js"
 import type { UserStanding } from "../user/state.js"
@@ -190,5 +190,7 @@ export const decide = (
               ),
             ]
           : []
+      default:
+        return yield* unknownCommand(command)
     }
   })

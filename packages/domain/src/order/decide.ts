@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { IllegalOrderTransition, ResourceNotFound } from "../errors/business-errors.js"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import { Points } from "../shared/points.js"
 import type { OrderCommand } from "./commands.js"
 import {
@@ -99,5 +99,7 @@ export const decide = (
           OrderCancelled.make({ orderId, at }, validatedElsewhere),
         )
       }
+      default:
+        return yield* unknownCommand(command)
     }
   })

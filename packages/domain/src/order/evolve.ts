@@ -1,5 +1,6 @@
 import { invariant, unknownEvent } from "../shared/decider.js"
 import { type OrderEvent, statusAfter } from "./events.js"
+import { totalPointsOf } from "./items.js"
 import { canTransition, type OrderState, type PlacedOrder } from "./state.js"
 
 const moved = (state: OrderState, event: Exclude<OrderEvent, { _tag: "OrderPlaced" }>): PlacedOrder => {
@@ -21,6 +22,11 @@ export const evolve = (state: OrderState, event: OrderEvent): OrderState => {
   switch (event._tag) {
     case "OrderPlaced":
       invariant(state._tag === "NotPlaced", "OrderPlaced twice in one stream")
+      // The total is what the order debits and what a cancel or failure refunds: it must be its lines' sum.
+      invariant(
+        event.totalPoints === totalPointsOf(event.items),
+        "OrderPlaced with a total not its lines' sum",
+      )
       return {
         _tag: "Placed",
         orderId: event.orderId,

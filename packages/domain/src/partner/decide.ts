@@ -1,5 +1,5 @@
 import { DateTime, Effect } from "effect"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import type { PartnerCommand } from "./commands.js"
 import { type PartnerEvent, PartnerRegistered } from "./events.js"
 import type { PartnerState } from "./state.js"
@@ -23,5 +23,8 @@ export const decide = (
           ),
         ]
       }
+      default:
+        // One command so far: TypeScript narrows only a union to never, so the end is asserted by hand.
+        return yield* unknownCommand(command as never)
     }
   })

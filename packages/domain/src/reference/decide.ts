@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { DuplicateReferenceId } from "../errors/business-errors.js"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import type { ReferenceCommand } from "./commands.js"
 import { type ReferenceEvent, ReferenceReserved } from "./events.js"
 import type { ReferenceState } from "./state.js"
@@ -14,6 +14,8 @@ export const decide = (
   state: ReferenceState,
 ): Effect.Effect<ReadonlyArray<ReferenceEvent>, ReservationError> =>
   Effect.gen(function* () {
+    // One command so far: TypeScript narrows only a union to never, so the end is asserted by hand.
+    if (command._tag !== "ReserveReference") return yield* unknownCommand(command as never)
     // The stream is one partner's reference id of one kind; a reservation of another reaching it is a
     // routing bug, not a duplicate.
     if (

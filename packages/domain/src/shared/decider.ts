@@ -1,4 +1,4 @@
-import type { Effect } from "effect"
+import { Effect } from "effect"
 
 /**
  * The shape of every aggregate: a command is decided against the current state and yields the events that
@@ -49,6 +49,17 @@ export const unknownEvent = (event: never): never => {
     `an event this stream cannot have: ${String((event as { _tag?: unknown })._tag)}`,
   )
 }
+
+/**
+ * The end of a decide's exhaustive switch: a command of another stream type (a routing bug, or a test that
+ * ran unchecked) dies loudly instead of deciding `undefined`.
+ */
+export const unknownCommand = (command: never): Effect.Effect<never> =>
+  Effect.die(
+    new InvariantViolation(
+      `a command this stream cannot take: ${String((command as { _tag?: unknown })._tag)}`,
+    ),
+  )
 
 /**
  * The make option for values whose fields are validated elsewhere, so not again when made: the events a

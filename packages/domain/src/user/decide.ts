@@ -1,6 +1,6 @@
 import { DateTime, Effect } from "effect"
 import { AlreadyClosed, ResourceNotFound, UserBeingProcessed } from "../errors/business-errors.js"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import type { UserCommand } from "./commands.js"
 import {
   PointsAccountLinked,
@@ -94,5 +94,7 @@ export const decide = (
         yield* ensureWritable(state, command.userId)
         return [UserClosed.make({ userId: command.userId, at }, validatedElsewhere)]
       }
+      default:
+        return yield* unknownCommand(command)
     }
   })

@@ -1,7 +1,7 @@
 import { DateTime, Effect } from "effect"
 import { LimitReached, ResourceNotFound } from "../errors/business-errors.js"
 import { InvalidParams } from "../errors/request-errors.js"
-import { InvariantViolation, validatedElsewhere } from "../shared/decider.js"
+import { InvariantViolation, unknownCommand, validatedElsewhere } from "../shared/decider.js"
 import type { WebhookEndpointId } from "../shared/ids.js"
 import { MAX_WEBHOOK_ENDPOINTS, type WebhookEndpointCommand } from "./commands.js"
 import { normalizeEventTypes } from "./event-types.js"
@@ -44,8 +44,12 @@ export const decide = (
   state: WebhookEndpointState,
 ): Effect.Effect<ReadonlyArray<WebhookEndpointEvent>, WebhookEndpointError> =>
   Effect.gen(function* () {
-    const at = yield* DateTime.now
     const { endpointId } = command
+    // The stream belongs to one endpoint; a command for another endpoint reaching it is a routing bug.
+    if (state._tag !== "Absent" && state.endpointId !== endpointId) {
+      return yield* Effect.die(new InvariantViolation(`${command._tag} for another endpoint`))
+    }
+    const at = yield* DateTime.now
     switch (command._tag) {
       case "CreateEndpoint": {
         // Ids are fresh UUID v7s minted per request, so a second creation of one id is a bug, not a retry.
@@ -121,5 +125,7 @@ export const decide = (
         yield* live(state, endpointId)
         return [WebhookEndpointDeleted.make({ endpointId, at }, validatedElsewhere)]
       }
+      default:
+        return yield* unknownCommand(command)
     }
   })

@@ -4,6 +4,7 @@ import type { LiveEndpoint, WebhookEndpointState } from "./state.js"
 
 const live = (state: WebhookEndpointState, event: WebhookEndpointEvent): LiveEndpoint => {
   invariant(state._tag === "Live", `${event._tag} while the endpoint is ${state._tag}`)
+  invariant(state.endpointId === event.endpointId, `${event._tag} of another endpoint in the stream`)
   return state
 }
 
