@@ -2,6 +2,7 @@ import { addEqualityTesters, describe, expect, it } from "@effect/vitest"
 import { Cause, Clock, DateTime, Duration, Effect, Exit } from "effect"
 import {
   AlreadyClosed,
+  DuplicateReferenceId,
   Email,
   IllegalOrderTransition,
   InsufficientPoints,
@@ -12,8 +13,10 @@ import {
   PartnerUserId,
   Points,
   PointsBalance,
+  Reference,
   ReferenceId,
   ResourceNotFound,
+  type TransactionId,
   User,
   UserBeingProcessed,
   Workflows,
@@ -465,5 +468,86 @@ describe("One transaction, one time", () => {
       // The clock did move: each workflow read it at its own time.
       expect(new Set([placing, cancelling, failing, closing].map((o) => timesOf(o.ledger)[0])).size).toBe(4)
     }).pipe(Effect.withClock(tickingClock())),
+  )
+})
+
+describe("A write with a partner's reference id", () => {
+  const reserve = (recordId: TransactionId = addTransactionId) =>
+    Reference.ReserveReference.make({ partnerId, kind: "transaction", referenceId, recordId })
+  const add = (user: User.UserState, ledger: Ledger.LedgerState) =>
+    Workflows.openAccountForUser(
+      { user, ledger },
+      {
+        _tag: "AddPoints",
+        userId,
+        transactionId: addTransactionId,
+        accountId,
+        amount: Points.make(50),
+        referenceId,
+        description: null,
+      },
+    )
+
+  it.effect("reserves the reference id and decides the write, every event at the write's one time", () =>
+    Effect.gen(function* () {
+      const written = yield* Workflows.reservingReference(
+        reserve(),
+        Reference.decider.initialState,
+        add(userOf(registered, activated), Ledger.decider.initialState),
+      )
+      expect(written.reference.map((event) => event._tag)).toEqual(["ReferenceReserved"])
+      expect(written.ledger.map((event) => event._tag)).toEqual(["AccountOpened", "PointsAdded"])
+      expect(written.user.map((event) => event._tag)).toEqual(["PointsAccountLinked"])
+      const times = new Set([
+        ...timesOf(written.reference),
+        ...timesOf(written.ledger),
+        ...timesOf(written.user),
+      ])
+      expect(times.size).toBe(1)
+    }).pipe(Effect.withClock(tickingClock())),
+  )
+
+  it.effect("is LE0006 for a reference id already taken, whatever the write would have answered", () =>
+    Effect.gen(function* () {
+      const taken = replay(Reference.decider, [
+        Reference.ReferenceReserved.make({
+          partnerId,
+          kind: "transaction",
+          referenceId,
+          recordId: otherTransactionId,
+          at: epoch,
+        }),
+      ])
+      const duplicate = new DuplicateReferenceId({ kind: "transaction", referenceId })
+      // The user was closed since the first write: a retry still learns its reference id was used.
+      const closedUser = userOf(registered, activated, userClosed)
+      expect(
+        yield* Effect.flip(
+          Workflows.reservingReference(reserve(), taken, add(closedUser, Ledger.decider.initialState)),
+        ),
+      ).toEqual(duplicate)
+      expect(
+        yield* Effect.flip(
+          Workflows.reservingReference(
+            reserve(),
+            taken,
+            add(userOf(registered, activated), Ledger.decider.initialState),
+          ),
+        ),
+      ).toEqual(duplicate)
+    }),
+  )
+
+  it.effect("refuses as the write refuses when the reference id is free, reserving nothing", () =>
+    Effect.gen(function* () {
+      const refused = yield* Effect.flip(
+        Workflows.reservingReference(
+          reserve(),
+          Reference.decider.initialState,
+          add(userOf(registered), Ledger.decider.initialState),
+        ),
+      )
+      expect(refused).toEqual(new UserBeingProcessed({ userId }))
+    }),
   )
 })

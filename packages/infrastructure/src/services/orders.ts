@@ -61,18 +61,14 @@ export const placeOrder = (
           order: orderStream(orderId),
         },
         (s) =>
-          Effect.gen(function* () {
-            // The reservation first: a retry of a placed order is LE0006 whatever happened to the user since.
-            const reference = yield* Reference.decide(
-              Reference.ReserveReference.make({ partnerId, kind: "order", referenceId, recordId: orderId }),
-              s.reference,
-            )
-            const placed = yield* Workflows.placeOrder(
+          Workflows.reservingReference(
+            Reference.ReserveReference.make({ partnerId, kind: "order", referenceId, recordId: orderId }),
+            s.reference,
+            Workflows.placeOrder(
               { holder: User.standingOf(s.user), ledger: s.ledger, order: s.order },
               command,
-            )
-            return { ...placed, reference }
-          }),
+            ),
+          ),
         appendContextOf(context),
       ),
       () => getOrder(partnerId, orderId),

@@ -61,9 +61,8 @@ export interface PointsMovementInput {
 }
 
 // One movement: the partner's reference id is reserved for the transaction and the ledger decides, in one unit
-// of work. The reservation is decided first, so a retry of a movement that was recorded is LE0006 (read the
-// outcome by reference id) even if the user changed since. The answer is the transaction the recorded event
-// makes (a transaction never changes): what its GET answers, without reading it back.
+// of work (Workflows.reservingReference: the reservation first). The answer is the transaction the recorded
+// event makes (a transaction never changes): what its GET answers, without reading it back.
 const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: PointsMovementInput) =>
   Effect.gen(function* () {
     const userId: UserId = yield* userIdOf(input.user_id)
@@ -79,38 +78,38 @@ const movementPlan = (context: RequestContext, kind: "add" | "subtract", input: 
     }
     return {
       streams,
-      decide: (s: States<typeof streams>) =>
-        Effect.gen(function* () {
-          // Commands of typed values already checked (the request's decoding, the ids made above): not
-          // validated again on make (see validatedElsewhere).
-          const reference = yield* Reference.decide(
-            Reference.ReserveReference.make(
-              { partnerId, kind: "transaction", referenceId, recordId: transactionId },
-              validatedElsewhere,
-            ),
-            s.reference,
-          )
-          const movement = {
-            userId,
-            transactionId,
-            amount: input.amount,
-            referenceId,
-            description: input.description ?? null,
-          }
-          if (kind === "subtract") {
-            const ledger = yield* Ledger.decide(
-              Ledger.SubtractPoints.make(
-                { ...movement, holder: User.standingOf(s.user) },
-                validatedElsewhere,
-              ),
-              s.ledger,
-            )
-            return { reference, ledger }
-          }
-          // An add opens the account when there is none, and then names it on the user.
-          const opened = yield* Workflows.openAccountForUser(s, { _tag: "AddPoints", ...movement, accountId })
-          return { reference, ...opened }
-        }),
+      decide: (s: States<typeof streams>) => {
+        // Commands of typed values already checked (the request's decoding, the ids made above): not
+        // validated again on make (see validatedElsewhere).
+        const reservation = Reference.ReserveReference.make(
+          { partnerId, kind: "transaction", referenceId, recordId: transactionId },
+          validatedElsewhere,
+        )
+        const movement = {
+          userId,
+          transactionId,
+          amount: input.amount,
+          referenceId,
+          description: input.description ?? null,
+        }
+        return Workflows.reservingReference(
+          reservation,
+          s.reference,
+          kind === "subtract"
+            ? Effect.map(
+                Ledger.decide(
+                  Ledger.SubtractPoints.make(
+                    { ...movement, holder: User.standingOf(s.user) },
+                    validatedElsewhere,
+                  ),
+                  s.ledger,
+                ),
+                (ledger) => ({ ledger }),
+              )
+            : // An add opens the account when there is none, and then names it on the user.
+              Workflows.openAccountForUser(s, { _tag: "AddPoints", ...movement, accountId }),
+        )
+      },
       answer: (outcome: Outcome<typeof streams>) => {
         const recorded = outcome.appended.ledger.find((item) => isMovement(item.event))
         return recorded === undefined

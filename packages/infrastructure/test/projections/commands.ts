@@ -130,38 +130,37 @@ export const movePoints = (
       user: userStream(userId),
       ledger: ledgerStream(userId),
     },
-    (s) =>
-      Effect.gen(function* () {
-        const reservation = yield* Reference.decide(
-          Reference.ReserveReference.make({
-            partnerId,
-            kind: "transaction",
-            referenceId: reference,
-            recordId: transactionId,
-          }),
-          s.reference,
-        )
-        const movement = {
-          userId,
-          transactionId,
-          amount: Points.make(amount),
+    (s) => {
+      const movement = {
+        userId,
+        transactionId,
+        amount: Points.make(amount),
+        referenceId: reference,
+        description,
+      }
+      return Workflows.reservingReference(
+        Reference.ReserveReference.make({
+          partnerId,
+          kind: "transaction",
           referenceId: reference,
-          description,
-        }
-        if (kind === "subtract") {
-          const ledger = yield* Ledger.decide(
-            Ledger.SubtractPoints.make({ ...movement, holder: User.standingOf(s.user) }),
-            s.ledger,
-          )
-          return { reference: reservation, ledger }
-        }
-        const opened = yield* Workflows.openAccountForUser(s, {
-          _tag: "AddPoints",
-          ...movement,
-          accountId: AccountId.make(newId()),
-        })
-        return { reference: reservation, ...opened }
-      }),
+          recordId: transactionId,
+        }),
+        s.reference,
+        kind === "subtract"
+          ? Effect.map(
+              Ledger.decide(
+                Ledger.SubtractPoints.make({ ...movement, holder: User.standingOf(s.user) }),
+                s.ledger,
+              ),
+              (ledger) => ({ ledger }),
+            )
+          : Workflows.openAccountForUser(s, {
+              _tag: "AddPoints",
+              ...movement,
+              accountId: AccountId.make(newId()),
+            }),
+      )
+    },
     contextFor(partnerId),
   ).pipe(Effect.as(transactionId))
 }
@@ -230,13 +229,11 @@ export const placeOrder = (
       : decideAndAppend(
           { ...streams, reference: referenceStream(partnerId, "order", referenceId) },
           (s) =>
-            Effect.gen(function* () {
-              const reference = yield* Reference.decide(
-                Reference.ReserveReference.make({ partnerId, kind: "order", referenceId, recordId: orderId }),
-                s.reference,
-              )
-              return { ...(yield* place(s)), reference }
-            }),
+            Workflows.reservingReference(
+              Reference.ReserveReference.make({ partnerId, kind: "order", referenceId, recordId: orderId }),
+              s.reference,
+              place(s),
+            ),
           context,
         )
   return Effect.as(placed, orderId)
