@@ -156,3 +156,57 @@ describe("placing an order", () => {
   )
 })
 // #endregion place-order
+
+// The README's workflow example, run where its names are at hand (they are shown earlier in the README).
+describe("a workflow", () => {
+  const { Email, PartnerId, PartnerUserId, User } = Domain
+  const { replay, sequentialId } = Testing
+  const registered = User.UserRegistered.make({
+    userId,
+    partnerId: PartnerId.make(sequentialId(1)),
+    partnerUserId: PartnerUserId.make("p-1"),
+    email: Email.make("ada@example.com"),
+    name: null,
+    at,
+  })
+  const activated = User.UserActivated.make({ userId, at })
+
+  it.effect(
+    "opens the account and names it on the user at the same moment; the first Add opens one too",
+    () =>
+      Effect.gen(function* () {
+        // #region workflow
+        const user = replay(User.decider, [registered, activated])
+        const { user: linked, ledger } = yield* Workflows.openAccountForUser(
+          { user, ledger: Ledger.decider.initialState },
+          { _tag: "OpenAccount", userId, accountId },
+        )
+        // ledger: [AccountOpened]; linked: [PointsAccountLinked], at the same moment
+
+        // The first Add points opens the account too: the command's fields without `holder`, which the workflow
+        // reads from the user's state.
+        const { ledger: credited } = yield* Workflows.openAccountForUser(
+          { user, ledger: Ledger.decider.initialState },
+          {
+            _tag: "AddPoints",
+            userId,
+            accountId,
+            transactionId: TransactionId.make(sequentialId(2)),
+            amount: Points.make(500),
+            referenceId: ReferenceId.make("welcome-bonus"),
+            description: null,
+          },
+        )
+        // credited: [AccountOpened, PointsAdded]
+        // #endregion workflow
+        expect(ledger.map((event) => event._tag)).toEqual(["AccountOpened"])
+        expect(linked.map((event) => event._tag)).toEqual(["PointsAccountLinked"])
+        expect(DateTime.toEpochMillis(linked[0]?.at ?? at)).toBe(DateTime.toEpochMillis(ledger[0]?.at ?? at))
+        expect(credited.map((event) => event._tag)).toEqual(["AccountOpened", "PointsAdded"])
+      }),
+  )
+})
+
+// Hoisted like every import; here, so that the README's example keeps its own imports as shown.
+import * as Domain from "@points/domain"
+import * as Testing from "@points/domain/testing"

@@ -5,7 +5,10 @@ import {
   DisplayName,
   Email,
   Label,
+  Limits,
+  MAX_POINTS,
   PartnerUserId,
+  Points,
   ReferenceId,
   Sku,
   Text,
@@ -58,6 +61,33 @@ describe("The text of a request", () => {
     expect(problemOf(WebhookEndpoint.WebhookUrl, `https://h.example.com/${"x".repeat(2048)}`)).toBe(
       "must be at most 2048 characters",
     )
+  })
+
+  it("takes each field up to its limit of DESIGN.md section 2, and refuses one character more", () => {
+    const email = (length: number) => `${"a".repeat(length - "@example.com".length)}@example.com`
+    for (const [name, schema, limit, at] of [
+      ["PartnerUserId", PartnerUserId, Limits.partnerUserId, (n: number) => "p".repeat(n)],
+      ["ReferenceId", ReferenceId, Limits.referenceId, (n: number) => "r".repeat(n)],
+      ["Email", Email, Limits.email, email],
+      ["DisplayName", DisplayName, Limits.name, (n: number) => "n".repeat(n)],
+      ["Label", Label, Limits.name, (n: number) => "l".repeat(n)],
+      ["Description", Description, Limits.description, (n: number) => "d".repeat(n)],
+      ["Sku", Sku, Limits.sku, (n: number) => "S".repeat(n)],
+    ] as const) {
+      expect(problemOf(schema, at(limit)), name).toBeUndefined()
+      expect(problemOf(schema, at(limit + 1)), name).toBe(`must be at most ${limit} characters`)
+    }
+    expect([Limits.partnerUserId, Limits.email, Limits.description, Limits.sku]).toEqual([
+      255, 320, 1000, 100,
+    ])
+  })
+
+  it("takes an amount of points from 1 to MAX_POINTS (one billion), whole", () => {
+    expect(MAX_POINTS).toBe(1_000_000_000)
+    for (const amount of [1, 2, MAX_POINTS]) expect(problemOf(Points, amount), String(amount)).toBeUndefined()
+    for (const amount of [0, -1, MAX_POINTS + 1, 1.5]) {
+      expect(problemOf(Points, amount), String(amount)).toMatch(/integer|between/)
+    }
   })
 
   it("is documented with its limit as JSON Schema maxLength, which counts code points too", () => {

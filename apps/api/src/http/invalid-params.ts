@@ -1,5 +1,5 @@
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { InvalidParams } from "@points/domain"
+import { InvalidParams, PointsAccountConflict } from "@points/domain"
 import { ApiError, MAX_PROBLEMS } from "@points/http-api"
 import { entryOf } from "./api-error-of.js"
 
@@ -38,12 +38,13 @@ const withoutUndefinedMember = <
       !issues.some((other) => other !== issue && fieldOf(other.path) === fieldOf(issue.path)),
   )
 
-// As published, `transaction.user_id` that is not a string (or is missing) is LE1001; any other problem
-// with it (a NUL character) is GH1006 like every other field's.
-const codeOf = (field: string, problem: string) =>
+// As published, `transaction.user_id` that is not a string (or is missing) is LE1001 (the domain's
+// PointsAccountConflict for that reason); any other problem with it (a NUL character) is GH1006 like every
+// other field's.
+const errorOf = (field: string, problem: string) =>
   field === "transaction.user_id" && (problem === "must be a string" || problem === "is required")
-    ? "LE1001"
-    : "GH1006"
+    ? new PointsAccountConflict({ reason: "UserIdNotAString" })
+    : new InvalidParams({ field, problem })
 
 /**
  * The answer to a request that failed its schema: 400 with one entry per problem found (at most
@@ -56,10 +57,11 @@ export const invalidParamsOf = (error: HttpApiDecodeError): ApiError => {
   const entries = issues.flatMap((issue) => {
     const field = fieldOf(issue.path)
     const problem = problemOf(issue.message, field === "")
+    // The field's own wording ("is required" for a missing user_id too), under the error's code.
     const text = new InvalidParams({ field, problem }).message
     if (seen.has(text)) return []
     seen.add(text)
-    return [entryOf(codeOf(field, problem), text)]
+    return [entryOf(errorOf(field, problem).code, text)]
   })
   const [first, ...rest] = entries
   return new ApiError({
