@@ -322,26 +322,33 @@ layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("Th
           "src/platform.ts",
         ],
       ]
-      for (const [env, problem, entry] of cases) {
-        const api = yield* apiProcess(
-          {
-            PORT: String(yield* freePort),
-            HOST: "127.0.0.1",
-            DATABASE_URL: databaseUrl,
-            LOG_LEVEL: "info",
-            ...env,
-          },
-          entry,
-        )
-        expect(yield* Effect.promise(() => api.exit)).toBe(1)
-        const refusal = jsonLines(api.stdout()).find((line) =>
-          String(line.message).includes("could not start"),
-        )
-        const service = entry === "src/platform.ts" ? "the platform" : "the API"
-        expect(refusal?.message).toContain(`${service} could not start: ${problem}`)
-        expect(String(refusal?.message).match(/Invalid data at/g)?.length ?? 0).toBeLessThanOrEqual(1)
-        expect(api.stdout() + api.stderr()).not.toMatch(/\n\s+at /)
-      }
+      // Two at a time: each process spends seconds loading the sources before it refuses, and six in a row
+      // outlasted the test's minute on a loaded machine.
+      yield* Effect.forEach(
+        cases,
+        ([env, problem, entry]) =>
+          Effect.gen(function* () {
+            const api = yield* apiProcess(
+              {
+                PORT: String(yield* freePort),
+                HOST: "127.0.0.1",
+                DATABASE_URL: databaseUrl,
+                LOG_LEVEL: "info",
+                ...env,
+              },
+              entry,
+            )
+            expect(yield* Effect.promise(() => api.exit)).toBe(1)
+            const refusal = jsonLines(api.stdout()).find((line) =>
+              String(line.message).includes("could not start"),
+            )
+            const service = entry === "src/platform.ts" ? "the platform" : "the API"
+            expect(refusal?.message).toContain(`${service} could not start: ${problem}`)
+            expect(String(refusal?.message).match(/Invalid data at/g)?.length ?? 0).toBeLessThanOrEqual(1)
+            expect(api.stdout() + api.stderr()).not.toMatch(/\n\s+at /)
+          }),
+        { concurrency: 2, discard: true },
+      )
     }),
   )
 
