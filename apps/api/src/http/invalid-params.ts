@@ -41,10 +41,11 @@ const withoutUndefinedMember = <
 // As published, `transaction.user_id` that is not a string (or is missing) is LE1001 (the domain's
 // PointsAccountConflict for that reason); any other problem with it (a NUL character) is GH1006 like every
 // other field's.
-const errorOf = (field: string, problem: string) =>
-  field === "transaction.user_id" && (problem === "must be a string" || problem === "is required")
-    ? new PointsAccountConflict({ reason: "UserIdNotAString" })
-    : new InvalidParams({ field, problem })
+const codeOf = (params: InvalidParams) =>
+  params.field === "transaction.user_id" &&
+  (params.problem === "must be a string" || params.problem === "is required")
+    ? new PointsAccountConflict({ reason: "UserIdNotAString" }).code
+    : params.code
 
 /**
  * The answer to a request that failed its schema: 400 with one entry per problem found (at most
@@ -57,11 +58,11 @@ export const invalidParamsOf = (error: HttpApiDecodeError): ApiError => {
   const entries = issues.flatMap((issue) => {
     const field = fieldOf(issue.path)
     const problem = problemOf(issue.message, field === "")
-    // The field's own wording ("is required" for a missing user_id too), under the error's code.
-    const text = new InvalidParams({ field, problem }).message
-    if (seen.has(text)) return []
-    seen.add(text)
-    return [entryOf(errorOf(field, problem).code, text)]
+    // The field's own wording ("is required" for a missing user_id too), under its error's code.
+    const params = new InvalidParams({ field, problem })
+    if (seen.has(params.message)) return []
+    seen.add(params.message)
+    return [entryOf(codeOf(params), params.message)]
   })
   const [first, ...rest] = entries
   return new ApiError({
