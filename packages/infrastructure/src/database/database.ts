@@ -2,8 +2,9 @@ import { Reactivity } from "@effect/experimental"
 import { NodeContext } from "@effect/platform-node"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { type ConfigError, Context, Effect, Layer, Option, type Redacted, Schedule } from "effect"
+import { type ConfigError, Context, Deferred, Effect, Layer, Option, type Redacted, Schedule } from "effect"
 import { migrations } from "../migrations/index.js"
+import { ServiceFault, ServiceFaults } from "../runtime/service-fault.js"
 import type { StartFailure } from "../runtime/start-failure.js"
 import { type DatabaseConfig, databaseConfig } from "./database-config.js"
 import { type EmbeddedServerError, startEmbeddedServer } from "./embedded-server.js"
@@ -38,6 +39,21 @@ const serverUrl = (config: DatabaseConfig) =>
     onNone: () =>
       Effect.gen(function* () {
         const server = yield* startEmbeddedServer(config.dataDir)
+        // A server that ends under a running service (killed, crashed) is not started again here: the
+        // service ends, so that its supervisor restarts it on the data (every request would be a 503 meanwhile).
+        const faults = yield* Effect.serviceOption(ServiceFaults)
+        if (Option.isSome(faults)) {
+          yield* Effect.forkScoped(
+            Effect.flatMap(server.ended, (how) =>
+              Deferred.fail(
+                faults.value,
+                new ServiceFault({
+                  message: `the embedded PostgreSQL on DATA_DIR (${config.dataDir}) ended (${how}); restart the process`,
+                }),
+              ),
+            ),
+          )
+        }
         yield* ensureDatabase(server.adminUrl, EMBEDDED_DATABASE)
         return server.urlOf(EMBEDDED_DATABASE)
       }),

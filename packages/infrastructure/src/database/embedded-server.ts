@@ -1,9 +1,9 @@
 import type { ChildProcess } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
-import { Data, Effect, Redacted, Schedule } from "effect"
+import { Data, Deferred, Effect, Redacted, Schedule } from "effect"
 import { processAlive } from "../runtime/process-alive.js"
 import { rootMessage, StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
@@ -21,6 +21,8 @@ export interface EmbeddedServer {
   readonly adminUrl: Redacted.Redacted
   readonly urlOf: (database: string) => Redacted.Redacted
   readonly port: number
+  /** Succeeds, saying how, if the server ends before its scope stops it (killed, crashed); else never. */
+  readonly ended: Effect.Effect<string>
 }
 
 const USER = "postgres"
@@ -81,6 +83,58 @@ const livePostmasterOf = (databaseDir: string): number | null => {
   return pid !== null && processAlive(pid) && !isOtherProgram(pid) ? pid : null
 }
 
+// A process, told apart from a later one given the same id: its start time (Linux: field 22 of
+// /proc/<pid>/stat, after the command's parentheses); null where that cannot be read.
+const processIdentity = (pid: number): string | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null
+  } catch {
+    return null
+  }
+}
+
+/** Who started the server running on a data directory: the starting process and the postmaster it started. */
+interface Owner {
+  readonly pid: number
+  readonly identity: string | null
+  readonly postmaster: number
+}
+
+// Kept beside the server's data (DATA_DIR/postgres.owner) while the server runs.
+const ownerFile = (root: string) => join(root, "postgres.owner")
+
+const ownerOf = (root: string): Owner | undefined => {
+  try {
+    const owner = JSON.parse(readFileSync(ownerFile(root), "utf8")) as Owner
+    return Number.isInteger(owner.pid) && Number.isInteger(owner.postmaster) ? owner : undefined
+  } catch {
+    return undefined
+  }
+}
+
+// The server a process started and then left running because it was killed (SIGKILL: no stop ran) is its
+// orphan: its owner is gone, and no other process uses it. A server of a live owner, or of none on record
+// (started by hand, or by an older version), is not ours to stop.
+const orphaned = (root: string, postmaster: number) => {
+  const owner = ownerOf(root)
+  if (owner === undefined || owner.postmaster !== postmaster) return false
+  if (!processAlive(owner.pid)) return true
+  const identity = processIdentity(owner.pid)
+  return identity !== null && owner.identity !== null && identity !== owner.identity
+}
+
+// The record goes with this process's server, unless another process has since recorded its own.
+const forgetOwner = (root: string) => {
+  if (ownerOf(root)?.pid !== process.pid) return
+  try {
+    rmSync(ownerFile(root), { force: true })
+  } catch {}
+}
+
+/** How long a start waits for the orphaned server it stopped to be gone. */
+const ORPHAN_STOP_SECONDS = 30
+
 /** How long a process exiting at its stop deadline waits for its embedded server to be gone. */
 const STOP_AT_ONCE_MILLIS = 500
 
@@ -115,9 +169,12 @@ const stopWhateverRuns = (databaseDir: string) =>
     )
   })
 
-// Whether the server process the library started has ended (its `process`, kept while it runs).
+// The server process the library started (its `process`, kept while it runs).
+const libraryProcessOf = (server: object) => (server as { readonly process?: ChildProcess }).process
+
+// Whether the server process the library started has ended.
 const libraryServerEnded = (server: object) => {
-  const child = (server as { readonly process?: ChildProcess }).process
+  const child = libraryProcessOf(server)
   return child === undefined || child.exitCode !== null || child.signalCode !== null
 }
 
@@ -150,8 +207,20 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
       catch: (error) =>
         new StartFailure({ message: `DATA_DIR (${root}) cannot be used: ${rootMessage(error)}` }),
     })
-    // A server already running on the data (another process of the platform, or one a killed process left
-    // behind) is named, not met with the library's "An error has occurred".
+    // A server a killed process of the platform left running on the data is stopped (fast shutdown: its
+    // clients are gone with that process), so that a supervisor's restart finds the data free.
+    const left = livePostmasterOf(databaseDir)
+    if (left !== null && orphaned(root, left)) {
+      yield* Effect.logWarning(
+        `stopping the embedded PostgreSQL (process ${left}) that a killed process left running on DATA_DIR ${root}`,
+      )
+      yield* stopWhateverRuns(databaseDir).pipe(
+        Effect.timeout(`${ORPHAN_STOP_SECONDS} seconds`),
+        Effect.ignore,
+      )
+    }
+    // A server still running on the data (another process of the platform, or one started otherwise) is
+    // named, not met with the library's "An error has occurred".
     const running = livePostmasterOf(databaseDir)
     if (running !== null) {
       return yield* new StartFailure({
@@ -195,20 +264,51 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
             cause: cause instanceof Error ? cause : new Error(log.reason()),
           }),
       })
+      // Recorded as this process's, so that a start after this process is killed knows the server for an
+      // orphan (see orphaned). Unrecorded (the file could not be written), it is refused as in use instead.
+      const postmaster = postmasterOf(databaseDir)
+      if (postmaster !== null) {
+        const owner: Owner = { pid: process.pid, identity: processIdentity(process.pid), postmaster }
+        try {
+          writeFileSync(ownerFile(root), JSON.stringify(owner))
+        } catch {}
+      }
       return { server, port }
     }).pipe(Effect.retry({ times: PORT_ATTEMPTS - 1, while: portTaken }))
+    // Told when the server the library started exits on its own, not when the scope stops it.
+    const ended = yield* Deferred.make<string>()
+    let stopping = false
     const { port } = yield* Effect.acquireRelease(
       startOnFreePort.pipe(
         // A process that exits at its stop deadline stops the server at once (clients cut off, their
         // transactions rolled back) instead of leaving it running on the data directory.
         Effect.map((started) => ({ ...started, forget: beforeForcedExit(() => stopAtOnce(databaseDir)) })),
+        Effect.tap(({ server }) =>
+          Effect.sync(() => {
+            libraryProcessOf(server)?.once("exit", (code, signal) => {
+              if (!stopping) Deferred.unsafeDone(ended, Effect.succeed(signal ?? `exit code ${code}`))
+            })
+          }),
+        ),
       ),
       // The library's stop waits for the process it started to exit: one that has exited already would be
       // waited for until the stop deadline (and the process would exit 1 as if the database were stalled).
       ({ server, forget }) =>
-        Effect.suspend(() =>
-          libraryServerEnded(server) ? stopWhateverRuns(databaseDir) : Effect.promise(() => server.stop()),
-        ).pipe(Effect.ignore, Effect.ensuring(Effect.sync(forget))),
+        Effect.suspend(() => {
+          stopping = true
+          return libraryServerEnded(server)
+            ? stopWhateverRuns(databaseDir)
+            : Effect.promise(() => server.stop())
+        }).pipe(
+          Effect.ignore,
+          Effect.ensuring(Effect.sync(forget)),
+          Effect.ensuring(Effect.sync(() => forgetOwner(root))),
+        ),
     )
-    return { adminUrl: urlOf(port)("postgres"), urlOf: urlOf(port), port } satisfies EmbeddedServer
+    return {
+      adminUrl: urlOf(port)("postgres"),
+      urlOf: urlOf(port),
+      port,
+      ended: Deferred.await(ended),
+    } satisfies EmbeddedServer
   })

@@ -1,7 +1,8 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Config, Effect, Layer, Logger } from "effect"
+import { Cause, Config, Deferred, Effect, Layer, Logger, Option } from "effect"
 import { databaseConfig } from "../database/database-config.js"
 import { logLevelSetting } from "./log-level.js"
+import { ServiceFault, ServiceFaults } from "./service-fault.js"
 import { startProblemOf } from "./start-failure.js"
 import { armStopDeadline } from "./stop-deadline.js"
 
@@ -15,6 +16,8 @@ export interface ServiceDefinition<E> {
   readonly layer: Layer.Layer<never, E>
 }
 
+const isServiceFault = (error: unknown): error is ServiceFault => error instanceof ServiceFault
+
 /**
  * The program of a service process: settings checked first, then the layer built and kept until SIGTERM or
  * SIGINT interrupt it (servers stop accepting and finish in-flight work, consumers stop, the pool and the
@@ -24,10 +27,14 @@ export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
   Effect.gen(function* () {
     // The database's settings too (every service has one), so that one line lists every bad value.
     const [level] = yield* Config.all([logLevelSetting, databaseConfig, service.settings])
+    // Runs until SIGTERM or SIGINT, or until a part reports a fault it cannot recover from (ServiceFaults):
+    // then it stops as at SIGTERM and fails, so that the process exits 1.
+    const faults = yield* Deferred.make<never, ServiceFault>()
     return yield* Effect.scoped(
       Effect.zipRight(
         Layer.build(service.layer),
-        Effect.never.pipe(
+        Deferred.await(faults).pipe(
+          Effect.tapError((fault) => Effect.logError(`${service.name} stops: ${fault.message}`)),
           Effect.onInterrupt(() =>
             Effect.logInfo("stopping: accepting nothing new, finishing in-flight work"),
           ),
@@ -35,13 +42,16 @@ export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
       ),
     ).pipe(
       Effect.onInterrupt(() => Effect.logInfo("stopped")),
+      Effect.provideService(ServiceFaults, faults),
       Logger.withMinimumLogLevel(level),
     )
   }).pipe(
     // A failure to start is one JSON line: what to fix when an operator can (a setting, the database, the
     // address), without a stack; anything else with its cause.
     Effect.tapErrorCause((cause) => {
-      if (Cause.isInterruptedOnly(cause)) return Effect.void
+      // A fault of the running service is logged where it stopped it, not as a failure to start.
+      if (Cause.isInterruptedOnly(cause) || Cause.failureOption(cause).pipe(Option.exists(isServiceFault)))
+        return Effect.void
       const problem = startProblemOf(cause)
       return problem === undefined
         ? Effect.logError(`${service.name} could not start`, cause)

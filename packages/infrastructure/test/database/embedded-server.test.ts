@@ -1,9 +1,10 @@
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Redacted, Schedule, Scope } from "effect"
@@ -264,5 +265,80 @@ describe("The embedded server's stop", () => {
         expect(again.signalCode ?? again.exitCode).toBe(0)
       }),
     60_000,
+  )
+})
+
+// Starts the embedded server on `dataDir` in a process of its own, and waits until it says it runs.
+const serverProcess = (dataDir: string) =>
+  Effect.async<ChildProcess>((resume) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@points/source", "--import", "tsx", "test/database/embedded-server-process.ts"],
+      {
+        cwd: fileURLToPath(new URL("../..", import.meta.url)),
+        env: { ...process.env, DATA_DIR: dataDir },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    )
+    let output = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes("ready\n")) resume(Effect.succeed(child))
+    })
+    child.on("exit", (code) => resume(Effect.dieMessage(`the server's process exited early (${code})`)))
+  })
+
+const postmasterPidOf = (dataDir: string) =>
+  Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0])
+
+describe("A start after a process of the platform was killed", () => {
+  it.scopedLive(
+    "stops the server the killed process left running and starts on its data, as a supervisor's restart needs",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const owner = yield* serverProcess(dataDir)
+        const left = postmasterPidOf(dataDir)
+        // SIGKILL to the process alone, as the kernel's out-of-memory killer sends it: its server lives on.
+        owner.kill("SIGKILL")
+        yield* Effect.sync(() => processAlive(owner.pid ?? 0)).pipe(
+          Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
+        )
+        expect(processAlive(left)).toBe(true)
+        const server = yield* startEmbeddedServer(dataDir)
+        expect(processAlive(left)).toBe(false)
+        expect(postmasterPidOf(dataDir)).not.toBe(left)
+        const client = new pg.Client({ connectionString: Redacted.value(server.adminUrl) })
+        const answered = yield* Effect.promise(async () => {
+          await client.connect()
+          const result = await client.query("SELECT 1 AS one")
+          await client.end()
+          return result.rows[0]
+        })
+        expect(answered).toEqual({ one: 1 })
+      }),
+    120_000,
+  )
+
+  it.scoped("still refuses the data of a server whose starting process lives, or of none on record", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* temporaryDirectory
+      const scope = yield* Scope.make()
+      yield* Scope.extend(startEmbeddedServer(dataDir), scope)
+      const running = postmasterPidOf(dataDir)
+      // This process started it and lives: another start is refused, and the server is left alone.
+      const again = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
+      expect(Exit.isFailure(again) && startProblemOf(again.cause)).toContain(
+        `is in use by process ${running}`,
+      )
+      // A server no process of the platform recorded (started by hand, or by an older version) is not stopped.
+      yield* Effect.promise(() => rm(join(dataDir, "postgres.owner")))
+      const unrecorded = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
+      expect(Exit.isFailure(unrecorded) && startProblemOf(unrecorded.cause)).toContain(
+        `is in use by process ${running}`,
+      )
+      expect(processAlive(running)).toBe(true)
+      yield* Scope.close(scope, Exit.void)
+    }),
   )
 })

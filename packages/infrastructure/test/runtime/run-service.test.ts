@@ -1,6 +1,11 @@
+import { readFileSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Config, ConfigProvider, Effect, Layer } from "effect"
-import { serviceProgram, startProblemOf } from "../../src/index.js"
+import { Cause, Config, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { DatabaseLive, ServiceFault, serviceProgram, startProblemOf } from "../../src/index.js"
 
 describe("serviceProgram", () => {
   it.effect("refuses to start with one message naming every bad setting, the database's included", () =>
@@ -56,5 +61,46 @@ describe("serviceProgram", () => {
         /^bad settings: \(Invalid data at SHARED_FLAG: .*maybe.*\) and \(Invalid data at SERVICE_PORT: .*abc.*\)$/,
       )
     }),
+  )
+
+  it.live(
+    "ends, failing, when the embedded PostgreSQL under it ends, so that a supervisor restarts the process",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "points-service-")))
+        // Running once its database is ready (migrated): a layer built after it says so.
+        const running = yield* Deferred.make<void>()
+        const layer = Layer.effectDiscard(
+          Effect.zipRight(SqlClient.SqlClient, Deferred.succeed(running, undefined)),
+        ).pipe(Layer.provide(DatabaseLive))
+        const settings = new Map([
+          ["DATA_DIR", dataDir],
+          ["LOG_LEVEL", "OFF"],
+        ])
+        const program = yield* serviceProgram({
+          name: "a service",
+          settings: Config.succeed(null),
+          layer,
+        }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(settings)), Effect.fork)
+        yield* Deferred.await(running).pipe(
+          Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("the service never ran") }),
+        )
+        const pidFile = join(dataDir, "postgres", "postmaster.pid")
+        const postmaster = Number(readFileSync(pidFile, "utf8").split("\n")[0])
+        if (!(postmaster > 1)) return yield* Effect.dieMessage(`no postmaster in ${pidFile}`)
+        process.kill(postmaster, "SIGKILL")
+        const exit = yield* Fiber.await(program).pipe(
+          Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("the service ran on") }),
+        )
+        const fault = Exit.isFailure(exit)
+          ? Option.getOrUndefined(Cause.failureOption(exit.cause))
+          : undefined
+        expect(fault).toBeInstanceOf(ServiceFault)
+        expect((fault as ServiceFault).message).toMatch(
+          /^the embedded PostgreSQL on DATA_DIR \(.+\) ended \((SIGKILL|exit code \d+)\); restart the process$/,
+        )
+        yield* Effect.promise(() => rm(dataDir, { recursive: true, force: true }))
+      }),
+    120_000,
   )
 })
