@@ -154,4 +154,13 @@ describe("Platform errors", () => {
     expect(encoded).toEqual({ _tag: "InsufficientPoints", balance: 5, requested: 9 })
     expect(Schema.decodeSync(InsufficientPoints)(encoded)).toEqual(error)
   })
+
+  it("carry LE3001's statuses as the order lifecycle's, refusing any other when decoded", () => {
+    const illegal = { _tag: "IllegalOrderTransition", orderId: "o", from: "completed", to: "cancelled" }
+    expect(Schema.decodeUnknownSync(IllegalOrderTransition)(illegal).from).toBe("completed")
+    expect(Schema.is(IllegalOrderTransition)(Schema.decodeUnknownSync(IllegalOrderTransition)(illegal))).toBe(
+      true,
+    )
+    expect(() => Schema.decodeUnknownSync(IllegalOrderTransition)({ ...illegal, to: "shipped" })).toThrow()
+  })
 })

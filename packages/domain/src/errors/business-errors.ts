@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { OrderStatus } from "../order/state.js"
 import { errorStatus } from "./http-status.js"
 
 // Errors raised by the business rules of the deciders (LE codes). Each names what it is about, so that the
@@ -185,8 +186,9 @@ export class IllegalOrderTransition extends Schema.TaggedError<IllegalOrderTrans
   "IllegalOrderTransition",
   {
     orderId: Schema.String,
-    from: Schema.String,
-    to: Schema.String,
+    // Typed as the lifecycle's statuses, so that a caller can match on them.
+    from: OrderStatus,
+    to: OrderStatus,
   },
 ) {
   get code() {
