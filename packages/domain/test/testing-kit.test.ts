@@ -41,6 +41,25 @@ describe("DeciderSpecification", () => {
     }),
   )
 
+  it.effect(
+    "thenFailsWithCode: passes on the code whatever the fields, fails on another code or success",
+    () =>
+      Effect.gen(function* () {
+        yield* spec.given([]).when(close).thenFailsWithCode("LE0002")
+        const other = yield* failureOf(spec.given([]).when(close).thenFailsWithCode("LE0004"))
+        expect(other.actual).toEqual(new ResourceNotFound({ resource: "user", id: userId }))
+        expect(other.expected).toBe("LE0004")
+        const accepted = yield* failureOf(
+          spec.given([registered, activated]).when(close).thenFailsWithCode("LE0002"),
+        )
+        expect(accepted.message).toContain("succeeded")
+        yield* spec.given([registered, activated, closed]).when(close).thenFailsWithCode("LE0004")
+        // A code the decider cannot refuse with does not type-check (a user refuses with LE0001, LE0002, LE0004).
+        // @ts-expect-error
+        yield* failureOf(spec.given([]).when(close).thenFailsWithCode("LE2002"))
+      }),
+  )
+
   it.effect("thenFails: passes on an equal error, fails on another error, other fields, or success", () =>
     Effect.gen(function* () {
       yield* spec
@@ -162,7 +181,7 @@ describe("DeciderSpecification", () => {
       expect(awaited.cause).toBeInstanceOf(SpecificationFailure)
       const message = (awaited.cause as SpecificationFailure).message
       expect(message).toMatch(
-        /finish it with then\/thenFails\/thenNothingHappens\/thenBreaksInvariant\/thenEvents/,
+        /finish it with then\/thenFails\/thenFailsWithCode\/thenNothingHappens\/thenBreaksInvariant\/thenEvents/,
       )
       expect(returned.message).toBe(message)
       expect(yielded.message).toBe(message)

@@ -11,6 +11,8 @@ export interface Then<Event, Err> {
   readonly thenNothingHappens: () => Effect.Effect<void>
   /** Succeeds when the command is refused with an error equal to this one (same tag and fields). */
   readonly thenFails: (expected: Err) => Effect.Effect<void>
+  /** Succeeds when the command is refused with an error of this code (LE2002, ...), whatever its fields. */
+  readonly thenFailsWithCode: (code: CodeOf<Err>) => Effect.Effect<void>
   /**
    * Succeeds when the command breaks an invariant (dies with an InvariantViolation): a bug or a corrupt stream,
    * never a client mistake. With `messagePart`, the violation's message must contain it.
@@ -19,6 +21,9 @@ export interface Then<Event, Err> {
   /** Runs the command and hands its events to your own assertions; fails if the command is refused. */
   readonly thenEvents: (assert: (events: ReadonlyArray<Event>) => void) => Effect.Effect<void>
 }
+
+/** The error codes a decider's refusals carry. */
+export type CodeOf<Err> = Err extends { readonly code: infer Code } ? Code : never
 
 /** The middle step: the command under test. */
 export interface When<Command, Event, Err> {
@@ -37,7 +42,7 @@ export interface Specification<Command, Event, Err> {
  */
 const unfinished = () =>
   new SpecificationFailure(
-    "a specification was awaited or run without its last step: finish it with then/thenFails/" +
+    "a specification was awaited or run without its last step: finish it with then/thenFails/thenFailsWithCode/" +
       "thenNothingHappens/thenBreaksInvariant/thenEvents and run the Effect that returns (it.effect), " +
       "instead of given(...).when(...)",
     "given(...).when(...)",
@@ -81,6 +86,28 @@ const forDecider = <Command, Event, State, Err>(
   given: (history) => ({
     when: (command) => {
       const run = Effect.suspend(() => decider.decide(command, fold(decider, history))).pipe(Effect.exit)
+
+      // Refused with an error that `matches`; `expected` is what a failure shows beside what came instead.
+      const refusedAs = (matches: (refusal: Err) => boolean, expected: unknown) =>
+        Effect.flatMap(run, (exit) => {
+          if (Exit.isSuccess(exit)) {
+            return Effect.die(
+              new SpecificationFailure(
+                "expected the command to be refused, but it succeeded",
+                exit.value,
+                expected,
+              ),
+            )
+          }
+          const refusal = Cause.failureOption(exit.cause)
+          if (Option.isNone(refusal)) return Effect.failCause(exit.cause as Cause.Cause<never>)
+          if (!matches(refusal.value)) {
+            return Effect.die(
+              new SpecificationFailure("the command was refused with another error", refusal.value, expected),
+            )
+          }
+          return Effect.void
+        })
 
       // `expected` is what the failure shows beside a refusal: the events the step expected, when it names them.
       const expectEvents = (check: (events: ReadonlyArray<Event>) => void, expected: unknown = "events") =>
@@ -166,31 +193,9 @@ const forDecider = <Command, Event, State, Err>(
             ),
           ),
         thenFails: (expected) =>
-          finished(
-            Effect.flatMap(run, (exit) => {
-              if (Exit.isSuccess(exit)) {
-                return Effect.die(
-                  new SpecificationFailure(
-                    "expected the command to be refused, but it succeeded",
-                    exit.value,
-                    expected,
-                  ),
-                )
-              }
-              const refusal = Cause.failureOption(exit.cause)
-              if (Option.isNone(refusal)) return Effect.failCause(exit.cause as Cause.Cause<never>)
-              if (!structurallyEqual(refusal.value, expected)) {
-                return Effect.die(
-                  new SpecificationFailure(
-                    "the command was refused with another error",
-                    refusal.value,
-                    expected,
-                  ),
-                )
-              }
-              return Effect.void
-            }),
-          ),
+          finished(refusedAs((refusal) => structurallyEqual(refusal, expected), expected)),
+        thenFailsWithCode: (code) =>
+          finished(refusedAs((refusal) => (refusal as { readonly code?: unknown }).code === code, code)),
       }
       // Nor is the object meant to run as an Effect. Its type is no Effect, so the compiler refuses it where one
       // is expected, but vitest runs test files unchecked: returned from `it.effect` or yielded in `Effect.gen`,
