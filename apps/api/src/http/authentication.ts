@@ -113,8 +113,8 @@ const checkedBearer = (token: string) =>
     const refused = bearerRefusals.get(incoming)
     if (refused !== undefined) return yield* refused
     const tokens = yield* BearerTokens
-    const held = yield* tokens.held(token)
-    if (held._tag === "Held") return held.principal
+    const holding = yield* tokens.held(token)
+    if (holding._tag === "Held") return holding.principal
     const failures = yield* FailedAuthentications
     const address = remoteAddressOf(request)
     const charge = yield* failures.charge(address)
@@ -123,7 +123,7 @@ const checkedBearer = (token: string) =>
       bearerRefusals.set(incoming, refusal)
       return yield* refusal
     }
-    return yield* held.lookUp.pipe(
+    return yield* holding.lookUp.pipe(
       Effect.tap(() => charge.forgive),
       Effect.tapError((error) => {
         if (!(error instanceof InvalidToken)) return charge.forgive

@@ -39,7 +39,7 @@ export type HeldToken =
 export class BearerTokens extends Context.Tag("@points/infrastructure/BearerTokens")<
   BearerTokens,
   {
-    /** The token's principal: held, or else looked up (and then held, if valid). */
+    /** The token's principal: held, or else looked up (and then held, if valid and the cache keeps tokens). */
     readonly authenticate: (token: string) => Effect.Effect<Principal, InvalidToken | SqlError.SqlError>
     /**
      * Whether this process holds the token as valid now, without looking anything up: Unheld for a token not
@@ -197,12 +197,17 @@ export class BearerTokens extends Context.Tag("@points/infrastructure/BearerToke
               lookUp: Effect.fail(new InvalidToken({ reason: "malformed" })),
             })
           }
+          // Nothing is held without a lifetime: the token is hashed only if its lookup runs.
+          if (ttlMs === 0) {
+            return Effect.succeed({
+              _tag: "Unheld",
+              lookUp: Effect.suspend(() =>
+                Effect.map(lookup(accessTokenHash(token)), (found) => found.principal),
+              ),
+            })
+          }
           const hash = accessTokenHash(token)
-          const lookUp = Effect.map(
-            ttlMs === 0 ? lookup(hash) : heldOrLookedUp(hash),
-            (found) => found.principal,
-          )
-          if (ttlMs === 0) return Effect.succeed({ _tag: "Unheld", lookUp })
+          const lookUp = Effect.map(heldOrLookedUp(hash), (found) => found.principal)
           return Effect.map(Clock.currentTimeMillis, (now): HeldToken => {
             const found = heldNow(hash, now)
             return found === undefined

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process"
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
@@ -8,6 +8,7 @@ import { processAlive } from "../runtime/process-alive.js"
 import { rootMessage, StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
 import { PostgresLogTail } from "./postgres-log.js"
+import { forgetOwner, orphaned, recordOwner } from "./postgres-owner.js"
 
 /** The embedded server could not be initialised or started on its data directory (DATA_DIR). */
 export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
@@ -83,55 +84,6 @@ const livePostmasterOf = (databaseDir: string): number | null => {
   return pid !== null && processAlive(pid) && !isOtherProgram(pid) ? pid : null
 }
 
-// A process, told apart from a later one given the same id: its start time (Linux: field 22 of
-// /proc/<pid>/stat, after the command's parentheses); null where that cannot be read.
-const processIdentity = (pid: number): string | null => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null
-  } catch {
-    return null
-  }
-}
-
-/** Who started the server running on a data directory: the starting process and the postmaster it started. */
-interface Owner {
-  readonly pid: number
-  readonly identity: string | null
-  readonly postmaster: number
-}
-
-// Kept beside the server's data (DATA_DIR/postgres.owner) while the server runs.
-const ownerFile = (root: string) => join(root, "postgres.owner")
-
-const ownerOf = (root: string): Owner | undefined => {
-  try {
-    const owner = JSON.parse(readFileSync(ownerFile(root), "utf8")) as Owner
-    return Number.isInteger(owner.pid) && Number.isInteger(owner.postmaster) ? owner : undefined
-  } catch {
-    return undefined
-  }
-}
-
-// The server a process started and then left running because it was killed (SIGKILL: no stop ran) is its
-// orphan: its owner is gone, and no other process uses it. A server of a live owner, or of none on record
-// (started by hand, or by an older version), is not ours to stop.
-const orphaned = (root: string, postmaster: number) => {
-  const owner = ownerOf(root)
-  if (owner === undefined || owner.postmaster !== postmaster) return false
-  if (!processAlive(owner.pid)) return true
-  const identity = processIdentity(owner.pid)
-  return identity !== null && owner.identity !== null && identity !== owner.identity
-}
-
-// The record goes with this process's server, unless another process has since recorded its own.
-const forgetOwner = (root: string) => {
-  if (ownerOf(root)?.pid !== process.pid) return
-  try {
-    rmSync(ownerFile(root), { force: true })
-  } catch {}
-}
-
 /** How long a start waits for the orphaned server it stopped to be gone. */
 const ORPHAN_STOP_SECONDS = 30
 
@@ -150,13 +102,9 @@ const stopAtOnce = (databaseDir: string) => {
     Atomics.wait(pause, 0, 0, 10)
 }
 
-// The server running on the data directory now, if any: stopped with SIGINT (PostgreSQL's fast shutdown:
-// clients cut off, a checkpoint) and waited for. For a server the library no longer knows: the one it
-// started has exited (it crashed, and may have been started again on the same data since).
-const stopWhateverRuns = (databaseDir: string) =>
+// A postmaster stopped with SIGINT (PostgreSQL's fast shutdown: clients cut off, a checkpoint) and waited for.
+const stopPostmaster = (pid: number) =>
   Effect.suspend(() => {
-    const pid = livePostmasterOf(databaseDir)
-    if (pid === null) return Effect.void
     try {
       process.kill(pid, "SIGINT")
     } catch {
@@ -167,6 +115,14 @@ const stopWhateverRuns = (databaseDir: string) =>
       Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
       Effect.asVoid,
     )
+  })
+
+// The server running on the data directory now, if any, stopped. For a server the library no longer knows:
+// the one it started has exited (it crashed, and may have been started again on the same data since).
+const stopWhateverRuns = (databaseDir: string) =>
+  Effect.suspend(() => {
+    const pid = livePostmasterOf(databaseDir)
+    return pid === null ? Effect.void : stopPostmaster(pid)
   })
 
 // The server process the library started (its `process`, kept while it runs).
@@ -207,17 +163,15 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
       catch: (error) =>
         new StartFailure({ message: `DATA_DIR (${root}) cannot be used: ${rootMessage(error)}` }),
     })
-    // A server a killed process of the platform left running on the data is stopped (fast shutdown: its
-    // clients are gone with that process), so that a supervisor's restart finds the data free.
+    // A server a killed process of the platform left running on the data is stopped, so that a supervisor's
+    // restart finds the data free: a fast shutdown, which also cuts off a client connected to it meanwhile
+    // (psql, an admin CLI pointed at its port), since nothing else frees the data.
     const left = livePostmasterOf(databaseDir)
-    if (left !== null && orphaned(root, left)) {
+    if (left !== null && orphaned(root, databaseDir, left)) {
       yield* Effect.logWarning(
         `stopping the embedded PostgreSQL (process ${left}) that a killed process left running on DATA_DIR ${root}`,
       )
-      yield* stopWhateverRuns(databaseDir).pipe(
-        Effect.timeout(`${ORPHAN_STOP_SECONDS} seconds`),
-        Effect.ignore,
-      )
+      yield* stopPostmaster(left).pipe(Effect.timeout(`${ORPHAN_STOP_SECONDS} seconds`), Effect.ignore)
     }
     // A server still running on the data (another process of the platform, or one started otherwise) is
     // named, not met with the library's "An error has occurred".
@@ -265,14 +219,9 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
           }),
       })
       // Recorded as this process's, so that a start after this process is killed knows the server for an
-      // orphan (see orphaned). Unrecorded (the file could not be written), it is refused as in use instead.
+      // orphan (see orphaned).
       const postmaster = postmasterOf(databaseDir)
-      if (postmaster !== null) {
-        const owner: Owner = { pid: process.pid, identity: processIdentity(process.pid), postmaster }
-        try {
-          writeFileSync(ownerFile(root), JSON.stringify(owner))
-        } catch {}
-      }
+      if (postmaster !== null) recordOwner(root, postmaster)
       return { server, port }
     }).pipe(Effect.retry({ times: PORT_ATTEMPTS - 1, while: portTaken }))
     // Told when the server the library started exits on its own, not when the scope stops it.

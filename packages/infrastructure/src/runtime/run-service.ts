@@ -4,7 +4,7 @@ import { databaseConfig } from "../database/database-config.js"
 import { logLevelSetting } from "./log-level.js"
 import { ServiceFault, ServiceFaults } from "./service-fault.js"
 import { startProblemOf } from "./start-failure.js"
-import { armStopDeadline } from "./stop-deadline.js"
+import { armStopDeadline, startStopDeadline } from "./stop-deadline.js"
 
 /** A long-running process: what it is called in its logs, the settings it reads, and what it runs. */
 export interface ServiceDefinition<E> {
@@ -23,7 +23,11 @@ const isServiceFault = (error: unknown): error is ServiceFault => error instance
  * SIGINT interrupt it (servers stop accepting and finish in-flight work, consumers stop, the pool and the
  * embedded database close, as layers release in reverse); JSON log lines throughout, at LOG_LEVEL.
  */
-export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
+export const serviceProgram = <E>(
+  service: ServiceDefinition<E>,
+  /** Runs when a fault stops the service, before its stop begins (runService starts the stop's deadline). */
+  onFault: () => void = () => {},
+) =>
   Effect.gen(function* () {
     // The database's settings too (every service has one), so that one line lists every bad value.
     const [level] = yield* Config.all([logLevelSetting, databaseConfig, service.settings])
@@ -34,7 +38,9 @@ export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
       Effect.zipRight(
         Layer.build(service.layer),
         Deferred.await(faults).pipe(
-          Effect.tapError((fault) => Effect.logError(`${service.name} stops: ${fault.message}`)),
+          Effect.tapError((fault) =>
+            Effect.zipRight(Effect.sync(onFault), Effect.logError(`${service.name} stops: ${fault.message}`)),
+          ),
           Effect.onInterrupt(() =>
             Effect.logInfo("stopping: accepting nothing new, finishing in-flight work"),
           ),
@@ -64,9 +70,16 @@ export const serviceProgram = <E>(service: ServiceDefinition<E>) =>
 
 /**
  * Runs a service as the process's main program (see serviceProgram); the exit code follows its end, or is 1
- * when a stop outlasts STOP_DEADLINE_MILLIS (see armStopDeadline).
+ * when a stop (after a signal or a fault) outlasts STOP_DEADLINE_MILLIS (see armStopDeadline).
  */
 export const runService = <E>(service: ServiceDefinition<E>): void => {
   armStopDeadline(service.name)
-  NodeRuntime.runMain(serviceProgram(service), { disablePrettyLogger: true, disableErrorReporting: true })
+  // A fault's stop is bounded as a signal's is.
+  NodeRuntime.runMain(
+    serviceProgram(service, () => startStopDeadline(service.name)),
+    {
+      disablePrettyLogger: true,
+      disableErrorReporting: true,
+    },
+  )
 }

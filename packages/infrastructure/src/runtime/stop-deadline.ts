@@ -31,23 +31,27 @@ const logForcedExit = (service: string, millis: number) =>
   )
 
 /**
- * Arms the deadline once SIGTERM or SIGINT arrives: an unreferenced timer, so a stop that ends in time ends the
- * process as usual. At the deadline: one log line, the registered last steps, exit code 1.
+ * Starts the deadline of a stop beginning now (a fault stops the service without a signal): an unreferenced
+ * timer, so a stop that ends in time ends the process as usual. At the deadline: one log line, the registered
+ * last steps, exit code 1.
  */
-export const armStopDeadline = (service: string, millis: number = STOP_DEADLINE_MILLIS) => {
-  const arm = () => {
-    setTimeout(() => {
-      logForcedExit(service, millis)
-      for (const step of lastSteps) {
-        try {
-          step()
-        } catch {
-          // The exit must happen whatever a step does.
-        }
+export const startStopDeadline = (service: string, millis: number = STOP_DEADLINE_MILLIS) => {
+  setTimeout(() => {
+    logForcedExit(service, millis)
+    for (const step of lastSteps) {
+      try {
+        step()
+      } catch {
+        // The exit must happen whatever a step does.
       }
-      process.exit(1)
-    }, millis).unref()
-  }
+    }
+    process.exit(1)
+  }, millis).unref()
+}
+
+/** Starts the deadline (startStopDeadline) once SIGTERM or SIGINT arrives. */
+export const armStopDeadline = (service: string, millis: number = STOP_DEADLINE_MILLIS) => {
+  const arm = () => startStopDeadline(service, millis)
   process.once("SIGTERM", arm)
   process.once("SIGINT", arm)
 }

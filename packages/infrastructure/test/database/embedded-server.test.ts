@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Redacted, Schedule, Scope } from "effect"
+import { Cause, Effect, Exit, Option, Redacted, Schedule, Scope } from "effect"
 import pg from "pg"
 import { freePort } from "../../src/database/embedded-server.js"
 import { PostgresLogTail } from "../../src/database/postgres-log.js"
@@ -268,8 +268,18 @@ describe("The embedded server's stop", () => {
   )
 })
 
-// Starts the embedded server on `dataDir` in a process of its own, and waits until it says it runs.
+// Starts the embedded server on `dataDir` in a process of its own, and waits until it says it runs; the
+// process and its server are stopped when the test's scope closes, however the test ended.
 const serverProcess = (dataDir: string) =>
+  Effect.acquireRelease(serverProcessStarted(dataDir), (child) =>
+    Effect.sync(() => {
+      const postmaster = postmasterPidOf(dataDir)
+      child.kill("SIGKILL")
+      if (postmaster > 1 && processAlive(postmaster)) process.kill(postmaster, "SIGQUIT")
+    }),
+  )
+
+const serverProcessStarted = (dataDir: string) =>
   Effect.async<ChildProcess>((resume) => {
     const child = spawn(
       process.execPath,
@@ -288,8 +298,19 @@ const serverProcess = (dataDir: string) =>
     child.on("exit", (code) => resume(Effect.dieMessage(`the server's process exited early (${code})`)))
   })
 
-const postmasterPidOf = (dataDir: string) =>
-  Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0])
+const postmasterPidOf = (dataDir: string) => {
+  try {
+    return Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0])
+  } catch {
+    return 0
+  }
+}
+
+// A process's start time, as the owner record keeps it (Linux: field 22 of /proc/<pid>/stat).
+const startTimeOf = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null
+}
 
 describe("A start after a process of the platform was killed", () => {
   it.scopedLive(
@@ -339,6 +360,47 @@ describe("A start after a process of the platform was killed", () => {
       )
       expect(processAlive(running)).toBe(true)
       yield* Scope.close(scope, Exit.void)
+    }),
+  )
+
+  it.scoped(
+    "refuses, and never stops, a live server of another data directory that a stale record names",
+    () =>
+      Effect.gen(function* () {
+        // What a crash of the whole machine leaves: a pid file and an owner record whose process ids, reused
+        // since, now name a live PostgreSQL of another DATA_DIR (here, one this test runs).
+        const other = yield* temporaryDirectory
+        yield* startEmbeddedServer(other)
+        const running = postmasterPidOf(other)
+        const dataDir = yield* temporaryDirectory
+        const gone = spawnSync(process.execPath, ["-e", ""]).pid
+        yield* Effect.promise(async () => {
+          await mkdir(join(dataDir, "postgres"))
+          await writeFile(join(dataDir, "postgres", "postmaster.pid"), `${running}\n${dataDir}\n`)
+          await writeFile(
+            join(dataDir, "postgres.owner"),
+            JSON.stringify({
+              pid: gone,
+              identity: null,
+              postmaster: running,
+              postmasterIdentity: startTimeOf(running),
+            }),
+          )
+        })
+        const exit = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
+        expect(Exit.isFailure(exit) && startProblemOf(exit.cause)).toContain(
+          `is in use by process ${running}`,
+        )
+        expect(processAlive(running)).toBe(true)
+      }),
+  )
+
+  it.scopedLive("tells no end of its server when its own scope stops it", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const server = yield* Scope.extend(startEmbeddedServer(yield* temporaryDirectory), scope)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* Effect.option(Effect.timeout(server.ended, "500 millis"))).toEqual(Option.none())
     }),
   )
 })

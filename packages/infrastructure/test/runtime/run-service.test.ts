@@ -63,11 +63,14 @@ describe("serviceProgram", () => {
     }),
   )
 
-  it.live(
+  it.scopedLive(
     "ends, failing, when the embedded PostgreSQL under it ends, so that a supervisor restarts the process",
     () =>
       Effect.gen(function* () {
-        const dataDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "points-service-")))
+        const dataDir = yield* Effect.acquireRelease(
+          Effect.promise(() => mkdtemp(join(tmpdir(), "points-service-"))),
+          (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true })),
+        )
         // Running once its database is ready (migrated): a layer built after it says so.
         const running = yield* Deferred.make<void>()
         const layer = Layer.effectDiscard(
@@ -77,11 +80,13 @@ describe("serviceProgram", () => {
           ["DATA_DIR", dataDir],
           ["LOG_LEVEL", "OFF"],
         ])
-        const program = yield* serviceProgram({
-          name: "a service",
-          settings: Config.succeed(null),
-          layer,
-        }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(settings)), Effect.fork)
+        // What runService does on a fault (start the stop's deadline), seen here.
+        let faultsSeen = 0
+        // Interrupted with the test's scope if it still runs then (a failed test), stopping its server.
+        const program = yield* serviceProgram(
+          { name: "a service", settings: Config.succeed(null), layer },
+          () => faultsSeen++,
+        ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(settings)), Effect.forkScoped)
         yield* Deferred.await(running).pipe(
           Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("the service never ran") }),
         )
@@ -96,10 +101,10 @@ describe("serviceProgram", () => {
           ? Option.getOrUndefined(Cause.failureOption(exit.cause))
           : undefined
         expect(fault).toBeInstanceOf(ServiceFault)
+        expect(faultsSeen).toBe(1)
         expect((fault as ServiceFault).message).toMatch(
           /^the embedded PostgreSQL on DATA_DIR \(.+\) ended \((SIGKILL|exit code \d+)\); restart the process$/,
         )
-        yield* Effect.promise(() => rm(dataDir, { recursive: true, force: true }))
       }),
     120_000,
   )
