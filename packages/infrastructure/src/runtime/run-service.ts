@@ -20,8 +20,9 @@ const isServiceFault = (error: unknown): error is ServiceFault => error instance
 
 /**
  * The program of a service process: settings checked first, then the layer built and kept until SIGTERM or
- * SIGINT interrupt it (servers stop accepting and finish in-flight work, consumers stop, the pool and the
- * embedded database close, as layers release in reverse); JSON log lines throughout, at LOG_LEVEL.
+ * SIGINT interrupt it, or a part reports a ServiceFault, which fails it (servers stop accepting and finish
+ * in-flight work, consumers stop, the pool and the embedded database close, as layers release in reverse);
+ * JSON log lines throughout, at LOG_LEVEL.
  */
 export const serviceProgram = <E>(
   service: ServiceDefinition<E>,
