@@ -55,8 +55,11 @@ export const sourceNetworkOf = (address: string): string => sourceOfAddress(addr
  */
 export const sourceSiteOf = (address: string): string | undefined => sourceOfAddress(address).site
 
+// The rate-limit key of a source network.
+const networkRateLimitKey = (network: string) => `address:${network}`
+
 /** The rate-limit key of a request's source address (see sourceNetworkOf). */
-export const addressRateLimitKey = (address: string): string => `address:${sourceNetworkOf(address)}`
+export const addressRateLimitKey = (address: string): string => networkRateLimitKey(sourceNetworkOf(address))
 
 /**
  * Takes one request of the token endpoints from its source network's bucket (see consumeRateLimit), before
@@ -98,11 +101,16 @@ export const consumeSiteRateLimit = (address: string, policy: RateLimitPolicy) =
 // its own network's bucket, and nobody else's.
 export const consumeSourceRateLimits = (address: string, policy: RateLimitPolicy) =>
   Effect.gen(function* () {
-    const network = yield* consumeAddressRateLimit(address, policy)
-    if (!network.allowed) return [["address", network]] as const
-    const giveBack = giveBackRateLimitCell(addressRateLimitKey(address), policy)
-    const site = yield* Effect.tapError(consumeSiteRateLimit(address, policy), () => Effect.ignore(giveBack))
-    if (site === undefined) return [["address", network]] as const
+    // The address read once, for both steps.
+    const source = sourceOfAddress(address)
+    const networkKey = networkRateLimitKey(source.network)
+    const network = yield* consumeRateLimit(networkKey, policy)
+    if (!network.allowed || source.site === undefined) return [["address", network]] as const
+    const giveBack = giveBackRateLimitCell(networkKey, policy)
+    const site = yield* Effect.tapError(
+      consumeRateLimit(siteRateLimitKey(source.site), siteRateLimitPolicy(policy)),
+      () => Effect.ignore(giveBack),
+    )
     if (site.allowed)
       return [
         ["address", network],
