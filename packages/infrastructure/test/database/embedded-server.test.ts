@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Redacted, Schedule, Scope } from "effect"
@@ -14,6 +13,7 @@ import { PostgresLogTail } from "../../src/database/postgres-log.js"
 import { EmbeddedServerError, StartFailure, startEmbeddedServer, startProblemOf } from "../../src/index.js"
 import { processAlive } from "../../src/runtime/process-alive.js"
 import { testDatabase } from "../../src/testing/index.js"
+import { readyProcess } from "../ready-process.js"
 
 layer(testDatabase())("The embedded server", (it) => {
   it.scoped("refuses data a running PostgreSQL holds, naming its process, before starting anything", () =>
@@ -271,32 +271,15 @@ describe("The embedded server's stop", () => {
 // Starts the embedded server on `dataDir` in a process of its own, and waits until it says it runs; the
 // process and its server are stopped when the test's scope closes, however the test ended.
 const serverProcess = (dataDir: string) =>
-  Effect.acquireRelease(serverProcessStarted(dataDir), (child) =>
-    Effect.sync(() => {
-      const postmaster = postmasterPidOf(dataDir)
-      child.kill("SIGKILL")
-      if (postmaster > 1 && processAlive(postmaster)) process.kill(postmaster, "SIGQUIT")
-    }),
+  Effect.acquireRelease(
+    readyProcess("test/database/embedded-server-process.ts", { DATA_DIR: dataDir }),
+    (child) =>
+      Effect.sync(() => {
+        const postmaster = postmasterPidOf(dataDir)
+        child.kill("SIGKILL")
+        if (postmaster > 1 && processAlive(postmaster)) process.kill(postmaster, "SIGQUIT")
+      }),
   )
-
-const serverProcessStarted = (dataDir: string) =>
-  Effect.async<ChildProcess>((resume) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@points/source", "--import", "tsx", "test/database/embedded-server-process.ts"],
-      {
-        cwd: fileURLToPath(new URL("../..", import.meta.url)),
-        env: { ...process.env, DATA_DIR: dataDir },
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    )
-    let output = ""
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes("ready\n")) resume(Effect.succeed(child))
-    })
-    child.on("exit", (code) => resume(Effect.dieMessage(`the server's process exited early (${code})`)))
-  })
 
 const postmasterPidOf = (dataDir: string) => {
   try {

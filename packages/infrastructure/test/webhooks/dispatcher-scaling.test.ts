@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
+import type { ChildProcess } from "node:child_process"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { runWebhookDispatcher, runWebhookFanOut } from "../../src/index.js"
 import { TEST_SERVER_URL_VARIABLE } from "../../src/testing/index.js"
 import { newId } from "../fixtures.js"
+import { readyProcess } from "../ready-process.js"
 import {
   createEndpoint,
   deliveriesOf,
@@ -28,8 +28,6 @@ const countsById = (received: ReadonlyArray<{ readonly headers: Record<string, u
   return counts
 }
 
-const packageDirectory = fileURLToPath(new URL("../..", import.meta.url))
-
 /** This test file's database URL, for a child process: the run's server, and our database on it. */
 const databaseUrl = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -41,22 +39,10 @@ const databaseUrl = Effect.gen(function* () {
 
 /** Starts a dispatcher process (fan-out + dispatcher) and waits until it says it is ready. */
 const startDispatcherProcess = (url: string, id: string) =>
-  Effect.async<ChildProcess>((resume) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@points/source", "--import", "tsx", "test/webhooks/dispatcher-process.ts"],
-      {
-        cwd: packageDirectory,
-        env: { ...process.env, DATABASE_URL: url, DISPATCHER_ID: id, DISPATCH_CONCURRENCY: "4" },
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    )
-    let output = ""
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes("ready\n")) resume(Effect.succeed(child))
-    })
-    child.on("exit", (code) => resume(Effect.dieMessage(`dispatcher process exited early (${code})`)))
+  readyProcess("test/webhooks/dispatcher-process.ts", {
+    DATABASE_URL: url,
+    DISPATCHER_ID: id,
+    DISPATCH_CONCURRENCY: "4",
   })
 
 const killed = (child: ChildProcess) =>
