@@ -6,9 +6,11 @@ import { processAlive } from "../runtime/process-alive.js"
 // after that process was killed alone (SIGKILL: no stop ran, its server lives on) can tell the server for its
 // orphan and stop it. Kept in DATA_DIR/postgres.owner while the server runs.
 
-// A process, told apart from a later one given the same id: its start time (Linux: field 22 of
-// /proc/<pid>/stat, after the command's parentheses); null where that cannot be read.
-const processIdentity = (pid: number): string | null => {
+/**
+ * A process, told apart from a later one given the same id: its start time (Linux: field 22 of
+ * /proc/<pid>/stat, after the command's parentheses); null where that cannot be read.
+ */
+export const processIdentity = (pid: number): string | null => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null

@@ -10,6 +10,7 @@ import { Cause, Effect, Exit, Option, Redacted, Schedule, Scope } from "effect"
 import pg from "pg"
 import { freePort } from "../../src/database/embedded-server.js"
 import { PostgresLogTail } from "../../src/database/postgres-log.js"
+import { processIdentity } from "../../src/database/postgres-owner.js"
 import { EmbeddedServerError, StartFailure, startEmbeddedServer, startProblemOf } from "../../src/index.js"
 import { processAlive } from "../../src/runtime/process-alive.js"
 import { testDatabase } from "../../src/testing/index.js"
@@ -289,12 +290,6 @@ const postmasterPidOf = (dataDir: string) => {
   }
 }
 
-// A process's start time, as the owner record keeps it (Linux: field 22 of /proc/<pid>/stat).
-const startTimeOf = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null
-}
-
 describe("A start after a process of the platform was killed", () => {
   it.scopedLive(
     "stops the server the killed process left running and starts on its data, as a supervisor's restart needs",
@@ -366,7 +361,7 @@ describe("A start after a process of the platform was killed", () => {
               pid: gone,
               identity: null,
               postmaster: running,
-              postmasterIdentity: startTimeOf(running),
+              postmasterIdentity: processIdentity(running),
             }),
           )
         })
