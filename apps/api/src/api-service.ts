@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { housekeepingLayer, rootMessage, StartFailure, UserActivationLive } from "@points/infrastructure"
 import { Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./config.js"

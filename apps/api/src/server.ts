@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpApiScalar, HttpRouter } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { PointsApi } from "@points/http-api"
 import { Layer } from "effect"
 import { AdminLive } from "./handlers/admin.js"
@@ -19,6 +20,7 @@ import {
 import { DirectPointsWritesLive } from "./http/direct-points-writes.js"
 import { ErrorMiddlewareLive } from "./http/error-middleware.js"
 import { OAuthHttpLive } from "./http/oauth-http.js"
+import { ReferenceDocsLive } from "./http/reference-docs.js"
 import { serverMiddleware } from "./http/server-middleware.js"
 
 /** Node's default limit of a request's head (16 KiB): no path parameter can be longer. */
@@ -54,7 +56,7 @@ const PlatformAppLive = HttpApiBuilder.serve(serverMiddleware).pipe(
     ignoreDuplicateSlashes: false,
     maxParamLength: MAX_PATH_PARAMETER_LENGTH,
   }),
-  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(ReferenceDocsLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(ErrorMiddlewareLive),
   Layer.provide(OAuthHttpLive),

@@ -1,4 +1,5 @@
-import { FetchHttpClient, HttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { expect, layer } from "@effect/vitest"
 import { makePointsClient, verifyWebhook } from "@points/client"
 import { ApiError } from "@points/http-api"

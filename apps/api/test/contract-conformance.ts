@@ -1,4 +1,4 @@
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { PointsApi } from "@points/http-api"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"

@@ -1,6 +1,6 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { connect } from "node:net"
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { UserActivationLive, WriteSideLive } from "@points/infrastructure"
 import { eventually, testDatabase } from "@points/infrastructure/testing"
 import { Effect, Layer, Option, Redacted } from "effect"

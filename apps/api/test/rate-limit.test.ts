@@ -1,4 +1,4 @@
-import type { HttpServer } from "@effect/platform"
+import type * as HttpServer from "@effect/platform/HttpServer"
 import { expect, layer } from "@effect/vitest"
 import { WriteSideLive } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"

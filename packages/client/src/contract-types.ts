@@ -1,4 +1,6 @@
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type {
   CreateOrderBody,
   CreateUserBody,

@@ -1,5 +1,7 @@
-import { HttpApiClient, HttpClient, HttpClientError } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import { IdempotencyKey, Text } from "@points/domain"
 import {
   ApiError,

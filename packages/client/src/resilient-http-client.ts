@@ -1,4 +1,7 @@
-import { HttpClient, HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Effect, Either, FiberRef, Option } from "effect"
 import type { AccessTokens } from "./access-tokens.js"
 import { RetriesExhausted } from "./client-errors.js"

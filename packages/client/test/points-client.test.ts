@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { ApiError } from "@points/http-api"
 import { Cause, Effect, Exit } from "effect"

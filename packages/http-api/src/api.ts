@@ -1,4 +1,5 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ErrorAt } from "./api-error.js"
 import { API_VERSION } from "./api-version.js"
 import { errorCodesInDocument } from "./error-codes-in-document.js"

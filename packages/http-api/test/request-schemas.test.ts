@@ -1,4 +1,4 @@
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "@effect/vitest"
 import { encodeCursor, WebhookEndpoint } from "@points/domain"
 import { Either, ParseResult, Schema } from "effect"

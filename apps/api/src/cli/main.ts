@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Exit } from "effect"
 import { ExitCode } from "./command-failure.js"
 import { adminProgram } from "./program.js"

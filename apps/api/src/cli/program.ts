@@ -1,5 +1,5 @@
 import { ValidationError } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Logger, LogLevel } from "effect"
 import { runAdminCli } from "./admin-command.js"
 import { CommandFailed, ExitCode } from "./command-failure.js"

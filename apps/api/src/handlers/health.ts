@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { PointsApi } from "@points/http-api"
 import { pingDatabase } from "@points/infrastructure"
 import { Effect } from "effect"

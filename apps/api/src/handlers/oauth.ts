@@ -1,4 +1,7 @@
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { InvalidClientCredentials, InvalidParams, idAsIssued } from "@points/domain"
 import { ApiError, PointsApi } from "@points/http-api"
 import {

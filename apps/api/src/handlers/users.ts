@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { PointsAccountResource, UserResource } from "@points/domain"
 import { PointsApi } from "@points/http-api"
 import {

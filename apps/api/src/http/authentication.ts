@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto"
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { InvalidToken } from "@points/domain"
 import { AdminAuthentication, ApiError, Authentication, routedPath } from "@points/http-api"
 import {

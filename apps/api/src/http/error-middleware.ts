@@ -1,5 +1,6 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import type { SqlClient } from "@effect/sql"
 import { ApiError, PointsApi } from "@points/http-api"
 import { Cause, Effect } from "effect"

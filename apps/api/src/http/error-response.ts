@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type ApiError, ErrorAt } from "@points/http-api"
 import { Effect, Schema } from "effect"
 

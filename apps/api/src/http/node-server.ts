@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { createServer as createHttpsServer, type ServerOptions } from "node:https"
 import { Server as NetServer } from "node:net"
 import type { Duplex } from "node:stream"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { ErrorEntry } from "@points/http-api"
 import { uuidV7 } from "@points/infrastructure"
 import { Context, Effect, Layer } from "effect"

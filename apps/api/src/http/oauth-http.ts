@@ -1,5 +1,7 @@
-import { Headers, HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { PointsApi } from "@points/http-api"
 import { Cause, Effect } from "effect"
 import { isOAuthPath } from "./api-error-of.js"

@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { InvalidParams, WebhookEndpoint } from "@points/domain"
 import { ApiError, MAX_PROBLEMS } from "@points/http-api"
 import { Effect, Option } from "effect"

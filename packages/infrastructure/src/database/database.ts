@@ -1,5 +1,5 @@
 import { Reactivity } from "@effect/experimental"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { type ConfigError, Context, Deferred, Effect, Layer, Option, type Redacted, Schedule } from "effect"

@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Config, Deferred, Effect, Layer, Logger, Option } from "effect"
 import { databaseConfig } from "../database/database-config.js"
 import { logLevelSetting } from "./log-level.js"

@@ -1,6 +1,6 @@
 // A dispatcher process for the kill test: fan-out and dispatcher against DATABASE_URL until killed.
 // Run with `node --conditions=@points/source --import tsx test/webhooks/dispatcher-process.ts`.
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Redacted } from "effect"
 import {
   databaseAt,

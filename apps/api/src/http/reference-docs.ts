@@ -1,0 +1,30 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import { PointsApi } from "@points/http-api"
+import { Effect, Scope } from "effect"
+
+/** Where the interactive reference of the contract is served. */
+export const DOCS_PATH = "/docs"
+
+/**
+ * The contract's interactive reference at /docs: the page HttpApiScalar makes (the OpenAPI document and the
+ * Scalar script inline, so it needs nothing from outside), loaded on its first request. Its module holds
+ * ~13 MB of script, which every process kept in memory from its start when it was imported there; now only
+ * a process whose reference someone opened does.
+ */
+export const ReferenceDocsLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    // The page's router lives as long as the server's, whenever it is made.
+    const scope = yield* Effect.scope
+    const page = yield* Effect.cached(
+      // biome-ignore lint/style/noRestrictedImports: the one place the module is loaded, on demand
+      Effect.promise(() => import("@effect/platform/HttpApiScalar")).pipe(
+        Effect.flatMap((scalar) =>
+          HttpLayerRouter.toHttpEffect(scalar.layerHttpLayerRouter({ api: PointsApi, path: DOCS_PATH })),
+        ),
+        Scope.extend(scope),
+      ),
+    )
+    yield* router.get(DOCS_PATH, Effect.flatten(page))
+  }),
+)
