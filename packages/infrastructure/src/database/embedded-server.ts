@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
@@ -8,7 +8,7 @@ import { processAlive } from "../runtime/process-alive.js"
 import { rootMessage, StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
 import { PostgresLogTail } from "./postgres-log.js"
-import { forgetOwner, orphaned, recordOwner } from "./postgres-owner.js"
+import { forgetOwner, orphaned, processIdentity, recordOwner } from "./postgres-owner.js"
 
 /** The embedded server could not be initialised or started on its data directory (DATA_DIR). */
 export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
@@ -141,6 +141,53 @@ const PORT_ATTEMPTS = 3
 const portTaken = (error: EmbeddedServerError) =>
   error.step === "start" && /could not create any TCP\/IP sockets/.test(rootMessage(error.cause))
 
+// Where a process initialises a new data directory: a directory of its own beside it, named with its id and
+// start time (see processIdentity), renamed to the data directory once complete.
+const STAGING_PREFIX = "postgres.initialising-"
+
+const stagingOf = (root: string) =>
+  join(root, `${STAGING_PREFIX}${process.pid}-${processIdentity(process.pid)}`)
+
+// The staging directories of processes gone (killed during initdb): never a data directory, only ever the
+// part of one that an initdb cut off wrote.
+const removeAbandonedStaging = (root: string) => {
+  for (const entry of readdirSync(root)) {
+    if (!entry.startsWith(STAGING_PREFIX)) continue
+    const [pid, identity] = entry.slice(STAGING_PREFIX.length).split("-")
+    const alive = processAlive(Number(pid)) && processIdentity(Number(pid)) === identity
+    if (!alive) rmSync(join(root, entry), { recursive: true, force: true })
+  }
+}
+
+/**
+ * Makes a new data directory at `databaseDir` with `initdb` (run on the directory it is given), without a
+ * moment in which a half-made one stands there: initdb writes into this process's staging directory, renamed
+ * into place when complete. Before, a process killed during initdb left a partial data directory that every
+ * later start failed on until someone removed it; now it leaves a staging directory, which the next start
+ * removes. Data that is not PostgreSQL's (no PG_VERSION) in the way is named, never removed.
+ */
+const initialise = (root: string, databaseDir: string, initdb: (directory: string) => Promise<void>) =>
+  Effect.gen(function* () {
+    const failure = (cause: unknown) => new EmbeddedServerError({ step: "initialise", dataDir: root, cause })
+    const notData = new StartFailure({
+      message: `DATA_DIR (${root}) holds a directory postgres/ that is not a PostgreSQL data directory (it has no PG_VERSION): move it away, or set DATA_DIR to another directory`,
+    })
+    if (existsSync(databaseDir) && readdirSync(databaseDir).length > 0) return yield* notData
+    const staging = stagingOf(root)
+    yield* Effect.try({ try: () => removeAbandonedStaging(root), catch: failure })
+    yield* Effect.tryPromise({ try: () => initdb(staging), catch: failure }).pipe(
+      Effect.tapError(() => Effect.sync(() => rmSync(staging, { recursive: true, force: true }))),
+    )
+    const renamed = yield* Effect.try({ try: () => renameSync(staging, databaseDir), catch: failure }).pipe(
+      Effect.either,
+    )
+    if (renamed._tag === "Right") return
+    rmSync(staging, { recursive: true, force: true })
+    // Another process of the platform made it meanwhile (two started at once on a new DATA_DIR).
+    if (existsSync(join(databaseDir, "PG_VERSION"))) return
+    return yield* existsSync(databaseDir) ? notData : renamed.left
+  })
+
 const urlOf = (port: number) => (database: string) =>
   Redacted.make(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`)
 
@@ -182,9 +229,9 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
       })
     }
     const EmbeddedPostgres = yield* loadEmbeddedPostgres
-    const serverOn = (port: number, log: PostgresLogTail) =>
+    const serverOn = (port: number, log: PostgresLogTail, directory = databaseDir) =>
       new EmbeddedPostgres({
-        databaseDir,
+        databaseDir: directory,
         port,
         user: USER,
         password: PASSWORD,
@@ -195,11 +242,10 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
         onError: () => {},
       })
     if (!existsSync(join(databaseDir, "PG_VERSION"))) {
-      // initdb takes no port.
-      yield* Effect.tryPromise({
-        try: () => serverOn(0, new PostgresLogTail()).initialise(),
-        catch: (cause) => new EmbeddedServerError({ step: "initialise", dataDir: root, cause }),
-      })
+      yield* initialise(root, databaseDir, (staging) =>
+        // initdb takes no port.
+        serverOn(0, new PostgresLogTail(), staging).initialise(),
+      )
     }
     // The port is picked right before the start, not before initdb's seconds, and picked again if another
     // process bound it in the moment between (tests start several servers side by side).
@@ -207,6 +253,9 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
       const port = yield* pickPort
       const log = new PostgresLogTail()
       const server = serverOn(port, log)
+      // Recorded as this process's before it starts, and with its postmaster once it has, so that a start
+      // after this process is killed, even during this one, knows the server for an orphan (see orphaned).
+      recordOwner(root, null)
       yield* Effect.tryPromise({
         try: () => server.start(),
         // The library rejects with nothing when the server exits early: why is in the server's own log
@@ -217,9 +266,7 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
             dataDir: root,
             cause: cause instanceof Error ? cause : new Error(log.reason()),
           }),
-      })
-      // Recorded as this process's, so that a start after this process is killed knows the server for an
-      // orphan (see orphaned).
+      }).pipe(Effect.tapError(() => Effect.sync(() => forgetOwner(root))))
       const postmaster = postmasterOf(databaseDir)
       if (postmaster !== null) recordOwner(root, postmaster)
       return { server, port }

@@ -269,6 +269,92 @@ describe("The embedded server's stop", () => {
   )
 })
 
+describe("A new data directory", () => {
+  it.scoped("is made anew after a process killed during initdb, whose partial directory is removed", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* temporaryDirectory
+      // What a process killed during initdb leaves: its staging directory, partly written.
+      const gone = spawnSync(process.execPath, ["-e", ""]).pid
+      const abandoned = join(dataDir, `postgres.initialising-${gone}-1`)
+      yield* Effect.promise(async () => {
+        await mkdir(join(abandoned, "global"), { recursive: true })
+        await writeFile(join(abandoned, "PG_VERSION"), "18\n")
+      })
+      // A live process's staging directory (an initdb under way) is left alone.
+      const initialising = yield* Effect.acquireRelease(
+        Effect.sync(() => spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"])),
+        (child) => Effect.sync(() => child.kill("SIGKILL")),
+      )
+      const underWay = join(
+        dataDir,
+        `postgres.initialising-${initialising.pid}-${processIdentity(initialising.pid ?? 0)}`,
+      )
+      yield* Effect.promise(() => mkdir(underWay))
+      const server = yield* startEmbeddedServer(dataDir)
+      expect(existsSync(abandoned)).toBe(false)
+      expect(existsSync(underWay)).toBe(true)
+      expect(existsSync(join(dataDir, "postgres", "PG_VERSION"))).toBe(true)
+      expect(readdirSync(dataDir).filter((entry) => entry.startsWith("postgres.initialising-"))).toEqual([
+        underWay.slice(dataDir.length + 1),
+      ])
+      expect(yield* selectOne(server.adminUrl)).toEqual({ one: 1 })
+    }),
+  )
+
+  it.scoped(
+    "is never made over a postgres/ directory that holds anything else, which is named and kept",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        yield* Effect.promise(async () => {
+          await mkdir(join(dataDir, "postgres"))
+          await writeFile(join(dataDir, "postgres", "notes.txt"), "mine")
+        })
+        expect(yield* startProblem(dataDir)).toBe(
+          `DATA_DIR (${dataDir}) holds a directory postgres/ that is not a PostgreSQL data directory (it has no PG_VERSION): move it away, or set DATA_DIR to another directory`,
+        )
+        expect(readdirSync(join(dataDir, "postgres"))).toEqual(["notes.txt"])
+        expect(readdirSync(dataDir)).toEqual(["postgres"])
+      }),
+  )
+})
+
+// The one row of `SELECT 1` on a server, through a client of its own.
+const selectOne = (url: Redacted.Redacted) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: Redacted.value(url) })
+    await client.connect()
+    try {
+      return (await client.query("SELECT 1 AS one")).rows[0]
+    } finally {
+      await client.end()
+    }
+  })
+
+// SIGKILL to a process alone, as the kernel's out-of-memory killer sends it, waited for until it is gone.
+const killAndWait = (pid: number) =>
+  Effect.sync(() => process.kill(pid, "SIGKILL")).pipe(
+    Effect.zipRight(
+      Effect.sync(() => processAlive(pid)).pipe(
+        Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
+      ),
+    ),
+  )
+
+const bootId = () => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+
+// An owner record as a process leaves it just before its server starts (no postmaster yet).
+const writeOwnerRecord = (
+  dataDir: string,
+  owner: { readonly pid: number; readonly identity: string | null; readonly boot: string },
+) =>
+  Effect.promise(() =>
+    writeFile(
+      join(dataDir, "postgres.owner"),
+      JSON.stringify({ ...owner, postmaster: null, postmasterIdentity: null }),
+    ),
+  )
+
 // Starts the embedded server on `dataDir` in a process of its own, and waits until it says it runs; the
 // process and its server are stopped when the test's scope closes, however the test ended.
 const serverProcess = (dataDir: string) =>
@@ -298,23 +384,13 @@ describe("A start after a process of the platform was killed", () => {
         const dataDir = yield* temporaryDirectory
         const owner = yield* serverProcess(dataDir)
         const left = postmasterPidOf(dataDir)
-        // SIGKILL to the process alone, as the kernel's out-of-memory killer sends it: its server lives on.
-        owner.kill("SIGKILL")
-        yield* Effect.sync(() => processAlive(owner.pid ?? 0)).pipe(
-          Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
-        )
+        // Killed alone: its server lives on.
+        yield* killAndWait(owner.pid ?? 0)
         expect(processAlive(left)).toBe(true)
         const server = yield* startEmbeddedServer(dataDir)
         expect(processAlive(left)).toBe(false)
         expect(postmasterPidOf(dataDir)).not.toBe(left)
-        const client = new pg.Client({ connectionString: Redacted.value(server.adminUrl) })
-        const answered = yield* Effect.promise(async () => {
-          await client.connect()
-          const result = await client.query("SELECT 1 AS one")
-          await client.end()
-          return result.rows[0]
-        })
-        expect(answered).toEqual({ one: 1 })
+        expect(yield* selectOne(server.adminUrl)).toEqual({ one: 1 })
       }),
     120_000,
   )
@@ -370,6 +446,52 @@ describe("A start after a process of the platform was killed", () => {
           `is in use by process ${running}`,
         )
         expect(processAlive(running)).toBe(true)
+      }),
+  )
+
+  it.scopedLive(
+    "stops the server of a process killed while it started, as its record says, and starts on its data",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const owner = yield* serverProcess(dataDir)
+        const ownerPid = owner.pid ?? 0
+        const left = postmasterPidOf(dataDir)
+        const ownerIdentity = processIdentity(ownerPid)
+        yield* killAndWait(ownerPid)
+        // What a kill before the server was up leaves: the record written before the start, naming no server.
+        yield* writeOwnerRecord(dataDir, { pid: ownerPid, identity: ownerIdentity, boot: bootId() })
+        const server = yield* startEmbeddedServer(dataDir)
+        expect(processAlive(left)).toBe(false)
+        expect(yield* selectOne(server.adminUrl)).toEqual({ one: 1 })
+      }),
+    120_000,
+  )
+
+  it.scoped(
+    "refuses a server that a record of a start names only if it began after that process, in this boot",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const scope = yield* Scope.make()
+        yield* Scope.extend(startEmbeddedServer(dataDir), scope)
+        const running = postmasterPidOf(dataDir)
+        const startedAt = BigInt(processIdentity(running) ?? "0")
+        const gone = spawnSync(process.execPath, ["-e", ""]).pid
+        // A gone process that started after this server (its id reused, or a stale record): not its starter.
+        yield* writeOwnerRecord(dataDir, { pid: gone, identity: String(startedAt + 1n), boot: bootId() })
+        const later = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
+        expect(Exit.isFailure(later) && startProblemOf(later.cause)).toContain(
+          `is in use by process ${running}`,
+        )
+        // A record of another boot of the machine: its start times count from another moment.
+        yield* writeOwnerRecord(dataDir, { pid: gone, identity: "0", boot: "another-boot" })
+        const stale = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
+        expect(Exit.isFailure(stale) && startProblemOf(stale.cause)).toContain(
+          `is in use by process ${running}`,
+        )
+        expect(processAlive(running)).toBe(true)
+        yield* Scope.close(scope, Exit.void)
       }),
   )
 
