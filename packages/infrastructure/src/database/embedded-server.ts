@@ -151,20 +151,32 @@ const stagingOf = (root: string) =>
 // The staging directories of processes gone (killed during initdb): never a data directory, only ever the
 // part of one that an initdb cut off wrote.
 const removeAbandonedStaging = (root: string) => {
-  for (const entry of readdirSync(root)) {
+  let entries: ReadonlyArray<string>
+  try {
+    entries = readdirSync(root)
+  } catch {
+    return
+  }
+  for (const entry of entries) {
     if (!entry.startsWith(STAGING_PREFIX)) continue
     const [pid, identity] = entry.slice(STAGING_PREFIX.length).split("-")
-    const alive = processAlive(Number(pid)) && processIdentity(Number(pid)) === identity
-    if (!alive) rmSync(join(root, entry), { recursive: true, force: true })
+    // Without /proc (no identities: "null"), a live process of the id is taken for its maker.
+    const alive = processAlive(Number(pid)) && String(processIdentity(Number(pid))) === identity
+    if (alive) continue
+    try {
+      rmSync(join(root, entry), { recursive: true, force: true })
+    } catch {
+      // Left for a later start: it does not stand in the way of this one's.
+    }
   }
 }
 
 /**
  * Makes a new data directory at `databaseDir` with `initdb` (run on the directory it is given), without a
  * moment in which a half-made one stands there: initdb writes into this process's staging directory, renamed
- * into place when complete. Before, a process killed during initdb left a partial data directory that every
- * later start failed on until someone removed it; now it leaves a staging directory, which the next start
- * removes. Data that is not PostgreSQL's (no PG_VERSION) in the way is named, never removed.
+ * into place when complete. A process killed during initdb leaves only that staging directory, which the
+ * next start removes, never a partial data directory that every later start would fail on. Data that is not
+ * PostgreSQL's (no PG_VERSION) in the way is named, never removed.
  */
 const initialise = (root: string, databaseDir: string, initdb: (directory: string) => Promise<void>) =>
   Effect.gen(function* () {
@@ -174,7 +186,7 @@ const initialise = (root: string, databaseDir: string, initdb: (directory: strin
     })
     if (existsSync(databaseDir) && readdirSync(databaseDir).length > 0) return yield* notData
     const staging = stagingOf(root)
-    yield* Effect.try({ try: () => removeAbandonedStaging(root), catch: failure })
+    yield* Effect.sync(() => removeAbandonedStaging(root))
     yield* Effect.tryPromise({ try: () => initdb(staging), catch: failure }).pipe(
       Effect.tapError(() => Effect.sync(() => rmSync(staging, { recursive: true, force: true }))),
     )
