@@ -1,12 +1,13 @@
-import { execFile } from "node:child_process"
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { execFile, spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { inspect } from "node:util"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { issueToken } from "@points/infrastructure"
+import { issueToken, processAlive, startEmbeddedServer } from "@points/infrastructure"
 import { testDatabase } from "@points/infrastructure/testing"
 import { ConfigProvider, Console, Effect } from "effect"
 import { adminProgram } from "../src/cli/program.js"
@@ -312,10 +313,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
       "refuses to start a second embedded server on a data directory in use, and says what to do instead",
       () =>
         Effect.gen(function* () {
-          const dataDir = yield* Effect.acquireRelease(
-            Effect.promise(() => mkdtemp(join(tmpdir(), "points-cli-"))),
-            (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true })),
-          )
+          const dataDir = yield* temporaryDirectory
           // PostgreSQL's lock file as a running server leaves it: this process stands in for its postmaster.
           yield* Effect.promise(async () => {
             await mkdir(join(dataDir, "postgres"))
@@ -357,5 +355,41 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
         }).pipe(Effect.scoped),
       180_000,
     )
+
+    it.effect(
+      "stops a server that a killed process left running on its data directory, and runs on that data",
+      () =>
+        Effect.gen(function* () {
+          const dataDir = yield* temporaryDirectory
+          yield* Effect.promise(() => chmod(dataDir, 0o755))
+          yield* startEmbeddedServer(dataDir)
+          const left = postmasterOf(dataDir)
+          // Its owner record as a process killed alone leaves it: the process gone, its server running.
+          const ownerFile = join(dataDir, "postgres.owner")
+          const gone = spawnSync(process.execPath, ["-e", ""]).pid
+          const owner = JSON.parse(yield* Effect.promise(() => readFile(ownerFile, "utf8")))
+          yield* Effect.promise(() => writeFile(ownerFile, JSON.stringify({ ...owner, pid: gone })))
+          const run = yield* runCli(["partners", "list", "--json"], {
+            DATABASE_URL: undefined,
+            DATA_DIR: dataDir,
+          })
+          expect(run.code).toBe(0)
+          expect(JSON.parse(run.stdout)).toEqual({ data: [], next_cursor: null })
+          expect(run.stderr).toContain(`stopping the embedded PostgreSQL (process ${left})`)
+          expect(run.stderr).not.toContain("DATABASE_IN_USE")
+          expect(processAlive(left)).toBe(false)
+        }).pipe(Effect.scoped),
+      180_000,
+    )
   },
+)
+
+// The postmaster's pid: line 1 of PostgreSQL's lock file in the data directory.
+const postmasterOf = (dataDir: string) =>
+  Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0])
+
+// A DATA_DIR of one test's own, removed with its scope.
+const temporaryDirectory = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "points-cli-"))),
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true })),
 )

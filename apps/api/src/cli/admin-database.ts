@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { DatabaseLive, databaseConfig, EmbeddedServerError } from "@points/infrastructure"
+import { DatabaseLive, databaseConfig, EmbeddedServerError, orphanedServerOn } from "@points/infrastructure"
 import { Console, Data, Effect, Layer, Option } from "effect"
 
 /** The embedded database under DATA_DIR is already served by another process (typically `npm start`). */
@@ -50,15 +50,17 @@ const runningServer = (dataDir: string): Option.Option<DatabaseInUse> => {
 /**
  * The database of the admin CLI: `DatabaseLive`, as the server uses it (DATABASE_URL, or the embedded server
  * under DATA_DIR), but failing with `DatabaseInUse` instead of a bare start failure when another process
- * already serves that data directory.
+ * already serves that data directory (not one a killed process left: that one is stopped, as at the API's
+ * start).
  */
 export const AdminDatabaseLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const config = yield* databaseConfig
     if (Option.isSome(config.url)) return DatabaseLive
     const dataDir = resolve(config.dataDir)
+    // A server that a killed process left running is the start's to stop (it says so), as for the API.
     const inUse = runningServer(dataDir)
-    if (Option.isSome(inUse)) return Layer.fail(inUse.value)
+    if (Option.isSome(inUse) && !orphanedServerOn(dataDir)) return Layer.fail(inUse.value)
     // A data directory that does not exist yet is made empty: say so (on stderr), since a mistyped DATA_DIR
     // would otherwise look like a database without partners.
     // (Not for a DATA_DIR that is a file: the start says why that cannot be used.)

@@ -84,6 +84,17 @@ const livePostmasterOf = (databaseDir: string): number | null => {
   return pid !== null && processAlive(pid) && !isOtherProgram(pid) ? pid : null
 }
 
+/**
+ * Whether the server running on `dataDir` now is one that a killed process of the platform left (see
+ * orphaned): a start there stops it and starts again, where any other running server refuses the start.
+ */
+export const orphanedServerOn = (dataDir: string): boolean => {
+  const root = resolve(dataDir)
+  const databaseDir = join(root, "postgres")
+  const running = livePostmasterOf(databaseDir)
+  return running !== null && orphaned(root, databaseDir, running)
+}
+
 /** How long a start waits for the orphaned server it stopped to be gone. */
 const ORPHAN_STOP_SECONDS = 30
 
