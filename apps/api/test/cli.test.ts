@@ -325,7 +325,9 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           const run = yield* runCli(["partners", "list"], { DATABASE_URL: undefined, DATA_DIR: dataDir })
           expect(run.code).toBe(1)
           expect(run.stderr).toContain("Error DATABASE_IN_USE:")
-          expect(run.stderr).toContain(`pid ${process.pid} on 127.0.0.1:54329`)
+          expect(run.stderr).toContain("in use by a server no process of the platform started")
+          expect(run.stderr).toContain(`its PostgreSQL server is pid ${process.pid} on 127.0.0.1:54329`)
+          expect(run.stderr).toContain("stop that server")
           expect(run.stderr).toContain("DATABASE_URL=postgres://")
           expect(run.stderr).toContain("admin API")
 
@@ -357,13 +359,19 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
     )
 
     it.effect(
-      "stops a server that a killed process left running on its data directory, and runs on that data",
+      "names the live process whose server holds its data directory, and stops one that a killed process left",
       () =>
         Effect.gen(function* () {
           const dataDir = yield* temporaryDirectory
           yield* Effect.promise(() => chmod(dataDir, 0o755))
           yield* startEmbeddedServer(dataDir)
           const left = postmasterOf(dataDir)
+          // While its starter (this test's process) lives, the CLI refuses it, naming that process to stop.
+          const refused = yield* runCli(["partners", "list"], { DATABASE_URL: undefined, DATA_DIR: dataDir })
+          expect(refused.code).toBe(1)
+          expect(refused.stderr).toContain(`is in use by process ${process.pid}, probably \`npm start\``)
+          expect(refused.stderr).toContain(`its PostgreSQL server is pid ${left} on 127.0.0.1:`)
+          expect(refused.stderr).toContain(`stop process ${process.pid} (not the server`)
           // Its owner record as a process killed alone leaves it: the process gone, its server running.
           const ownerFile = join(dataDir, "postgres.owner")
           const gone = spawnSync(process.execPath, ["-e", ""]).pid

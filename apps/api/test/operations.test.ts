@@ -540,6 +540,9 @@ layer(outageServer(), { timeout: "120 seconds", excludeTestServices: true })(
         expect(docs.headers.get("content-type")).toMatch(/^text\/html/)
         // The reference embeds the same document (with the response headers only our transform adds).
         expect(docs.text).toContain('"#/components/headers/RequestId"')
+        // Nothing from outside: the script inline, no default fonts from Scalar's servers.
+        expect(docs.text).toContain('"withDefaultFonts":false')
+        expect(docs.text).not.toMatch(/<script[^>]*\ssrc=/)
       }),
     )
 

@@ -6,7 +6,13 @@ import { testDatabase } from "@points/infrastructure/testing"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import { activeUserAt, callAt, eventually, newPartnerAt } from "./harness.js"
-import { killProcess, listeningProcess, processSettings } from "./processes.js"
+import {
+  killProcess,
+  listeningProcess,
+  npmStartProcess,
+  processSettings,
+  waitForOutput,
+} from "./processes.js"
 
 /** One delivery as the receiver got it. */
 interface Received {
@@ -53,6 +59,29 @@ const EVERY_TYPE_EXPECTED = [
 layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServices: true })(
   "The platform process (npm start: API and projections in one process)",
   (it) => {
+    it.effect(
+      "runs as `npm start` and stops, exiting 0, when a supervisor's SIGTERM reaches npm (not only the node process)",
+      () =>
+        Effect.gen(function* () {
+          const { base, env } = yield* processSettings()
+          const npm = yield* npmStartProcess(env)
+          yield* waitForOutput(npm, `listening on ${base}`, 60)
+          npm.child.kill("SIGTERM")
+          const exit = yield* Effect.promise(() => npm.exit).pipe(Effect.timeout("10 seconds"))
+          expect(exit).toBe(0)
+          expect(npm.stdout()).toContain('"message":"stopped"')
+          // Nothing is left listening: the platform itself stopped, not only npm.
+          const after = yield* Effect.promise(() =>
+            fetch(`${base}/health/live`).then(
+              (response) => `answered ${response.status}`,
+              (error: { readonly cause?: { readonly code?: string } }) => error.cause?.code,
+            ),
+          )
+          expect(after).toBe("ECONNREFUSED")
+        }).pipe(Effect.scoped),
+      90_000,
+    )
+
     it.effect(
       "fulfils orders and delivers every event type, signed, to a receiver, also across a SIGKILL and a restart",
       () =>

@@ -7,6 +7,7 @@ import { Effect, Redacted } from "effect"
 import { ADMIN_TOKEN, eventually } from "./harness.js"
 
 const apiDirectory = fileURLToPath(new URL("..", import.meta.url))
+const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url))
 
 /** A TCP port free at the time of asking, on 127.0.0.1. */
 export const freePort = Effect.promise(
@@ -30,10 +31,22 @@ export interface ApiProcess {
 
 /** An app's entry (`src/main.ts`: the API; `src/platform.ts`: `npm start`) as a child process; killed (SIGKILL) when the scope closes if still running. */
 export const apiProcess = (env: Record<string, string>, entry = "src/main.ts") =>
+  childProcess(process.execPath, ["--conditions=@points/source", "--import", "tsx", entry], apiDirectory, env)
+
+/** `npm start` as the Quick start runs it, from the repository's root (see apiProcess). */
+export const npmStartProcess = (env: Record<string, string>) =>
+  childProcess("npm", ["start"], repositoryRoot, env)
+
+const childProcess = (
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string>,
+) =>
   Effect.acquireRelease(
     Effect.sync((): ApiProcess => {
-      const child = spawn(process.execPath, ["--conditions=@points/source", "--import", "tsx", entry], {
-        cwd: apiDirectory,
+      const child = spawn(command, args, {
+        cwd,
         // Only what it needs: nothing of the test runner's environment leaks into it.
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), ...env },
         stdio: ["ignore", "pipe", "pipe"],

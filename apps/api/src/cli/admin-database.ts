@@ -1,20 +1,32 @@
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { DatabaseLive, databaseConfig, EmbeddedServerError, orphanedServerOn } from "@points/infrastructure"
+import {
+  DatabaseLive,
+  databaseConfig,
+  EmbeddedServerError,
+  embeddedServerOwner,
+  orphanedServerOn,
+} from "@points/infrastructure"
 import { Console, Data, Effect, Layer, Option } from "effect"
 
 /** The embedded database under DATA_DIR is already served by another process (typically `npm start`). */
 export class DatabaseInUse extends Data.TaggedError("DatabaseInUse")<{
   readonly dataDir: string
+  /** The server's postmaster. */
   readonly pid: number
   readonly port: number | null
+  /** The process of the platform that runs it, when one is on record. */
+  readonly owner: number | null
 }> {
   override get message() {
     const where = this.port === null ? "" : ` on 127.0.0.1:${this.port}`
+    const server = `its PostgreSQL server is pid ${this.pid}${where}`
     return [
-      `The embedded PostgreSQL under ${this.dataDir} is in use by another process (pid ${this.pid}${where}), probably \`npm start\`.`,
+      this.owner === null
+        ? `The embedded PostgreSQL under ${this.dataDir} is in use by a server no process of the platform started (${server}).`
+        : `The embedded PostgreSQL under ${this.dataDir} is in use by process ${this.owner}, probably \`npm start\` (${server}).`,
       "Only one server can run on a data directory. Either:",
-      "  - stop that process and run this command again, or",
+      `  - stop ${this.owner === null ? "that server" : `process ${this.owner} (not the server: it stops its server itself)`} and run this command again, or`,
       `  - point the CLI at the running server: DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${this.port ?? "<port>"}/points npm run admin -- ...`,
       "  - or use the admin API of the running server (ADMIN_TOKEN): POST /admin/api/partners, POST /admin/api/partners/{partner_id}/clients, ...",
     ].join("\n")
@@ -44,7 +56,14 @@ const runningServer = (dataDir: string): Option.Option<DatabaseInUse> => {
   const pid = Number.parseInt(pidLine ?? "", 10)
   const port = Number.parseInt(portLine ?? "", 10)
   if (!(Number.isInteger(pid) && pid > 0 && isAlive(pid))) return Option.none()
-  return Option.some(new DatabaseInUse({ dataDir, pid, port: Number.isInteger(port) ? port : null }))
+  return Option.some(
+    new DatabaseInUse({
+      dataDir,
+      pid,
+      port: Number.isInteger(port) ? port : null,
+      owner: embeddedServerOwner(dataDir) ?? null,
+    }),
+  )
 }
 
 /**

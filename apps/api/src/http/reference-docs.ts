@@ -8,7 +8,8 @@ export const DOCS_PATH = "/docs"
 
 /**
  * The contract's interactive reference at /docs: the page HttpApiScalar makes (the OpenAPI document and the
- * Scalar script inline, so it needs nothing from outside), loaded on its first request. Its module holds
+ * Scalar script inline, with the browser's fonts, so it needs nothing from outside), loaded on its first
+ * request. Its module holds
  * ~13 MB of script, which every process kept in memory from its start when it was imported there; now only
  * a process whose reference someone opened does.
  */
@@ -20,7 +21,14 @@ export const ReferenceDocsLive = HttpApiBuilder.Router.use((router) =>
       // biome-ignore lint/style/noRestrictedImports: the one place the module is loaded, on demand
       Effect.promise(() => import("@effect/platform/HttpApiScalar")).pipe(
         Effect.flatMap((scalar) =>
-          HttpLayerRouter.toHttpEffect(scalar.layerHttpLayerRouter({ api: PointsApi, path: DOCS_PATH })),
+          HttpLayerRouter.toHttpEffect(
+            // Scalar's default fonts would come from its own servers: the page uses the browser's instead.
+            scalar.layerHttpLayerRouter({
+              api: PointsApi,
+              path: DOCS_PATH,
+              scalar: { withDefaultFonts: false },
+            }),
+          ),
         ),
         Scope.extend(scope),
       ),

@@ -1,5 +1,6 @@
 import { SqlClient, type SqlConnection } from "@effect/sql"
 import { Data, type Duration, Effect, Metric, Schedule } from "effect"
+import { isSessionEnded } from "../database/sql-state.js"
 import { consumerMetric } from "./consumer-metrics.js"
 
 /** The connection holding a consumer's lock failed: the lock is gone, and another instance may take over. */
@@ -24,10 +25,12 @@ const tryLock = (connection: SqlConnection.Connection, consumer: string) =>
 
 const unlock = (connection: SqlConnection.Connection, consumer: string) =>
   connection.execute(`SELECT pg_advisory_unlock(${lockKey}) AS unlocked`, [consumer], undefined).pipe(
-    Effect.catchAllCause((cause) =>
-      // In practice only a dead session fails here, and its lock ended with it.
-      Effect.logWarning(`consumer ${consumer}: unlocking failed`, cause),
+    Effect.catchIf(isSessionEnded, (error) =>
+      // A session-level lock ends with its session: nothing is wrong (e.g. the embedded server stopped first
+      // on Ctrl-C, which signals it too).
+      Effect.logInfo(`consumer ${consumer}: its lock ended with its session (${error.cause})`),
     ),
+    Effect.catchAllCause((cause) => Effect.logWarning(`consumer ${consumer}: unlocking failed`, cause)),
   )
 
 /**

@@ -8,7 +8,7 @@ import { processAlive } from "../runtime/process-alive.js"
 import { rootMessage, StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
 import { PostgresLogTail } from "./postgres-log.js"
-import { forgetOwner, orphaned, processIdentity, recordOwner } from "./postgres-owner.js"
+import { forgetOwner, liveOwnerOf, orphaned, processIdentity, recordOwner } from "./postgres-owner.js"
 
 /** The embedded server could not be initialised or started on its data directory (DATA_DIR). */
 export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
@@ -94,6 +94,12 @@ export const orphanedServerOn = (dataDir: string): boolean => {
   const running = livePostmasterOf(databaseDir)
   return running !== null && orphaned(root, databaseDir, running)
 }
+
+/**
+ * The process of the platform that runs the embedded server on `dataDir` (its starter, on record and alive),
+ * to name to an operator instead of the server's own postmaster; undefined when none is on record.
+ */
+export const embeddedServerOwner = (dataDir: string): number | undefined => liveOwnerOf(resolve(dataDir))
 
 /** How long a start waits for the orphaned server it stopped to be gone. */
 const ORPHAN_STOP_SECONDS = 30

@@ -65,6 +65,12 @@ const ownerOf = (root: string): Owner | undefined => {
   }
 }
 
+/** The process of the platform on record as running the embedded server on the data under `root`, if it lives. */
+export const liveOwnerOf = (root: string): number | undefined => {
+  const owner = ownerOf(root)
+  return owner === undefined || ownerGone(owner) ? undefined : owner.pid
+}
+
 /**
  * Records this process as the starter of the server on the data under `root`: before it starts (`postmaster`
  * null), then with the postmaster it started. Unrecorded (the file could not be written), a start after this

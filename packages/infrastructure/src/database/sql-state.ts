@@ -9,3 +9,14 @@ export const hasSqlState = (error: unknown, sqlState: string) =>
 
 /** True for a lock not obtained within `lock_timeout` (SQLSTATE 55P03). */
 export const isLockNotAvailable = (error: unknown) => hasSqlState(error, "55P03")
+
+/**
+ * True for a statement that failed because its session had ended: the server shutting down or the backend
+ * terminated (SQLSTATE class 57, operator intervention), or the client's connection already gone.
+ */
+export const isSessionEnded = (error: unknown) => {
+  if (!(error instanceof SqlError.SqlError)) return false
+  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown } | null | undefined
+  if (typeof cause?.code === "string" && cause.code.startsWith("57")) return true
+  return typeof cause?.message === "string" && /Connection terminated|not queryable/.test(cause.message)
+}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Clock, Effect, ExecutionStrategy, Exit, Layer, Scope } from "effect"
+import { Clock, Effect, ExecutionStrategy, Exit, Layer, Logger, Scope } from "effect"
+import { holdConsumerLock } from "../../src/consumers/consumer-lock.js"
 import {
   LogListener,
   LogNotifier,
@@ -123,6 +124,31 @@ layer(database, { excludeTestServices: true })("consumer lock", (it) => {
         }
         expect([...counts.values()].every((n) => n === 1)).toBe(true)
       }),
+  )
+
+  it.scoped("a lock whose session ended is said to have ended with it, not reported as a failed unlock", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const name = `ended-${newId()}`
+      const logged: Array<{ readonly level: string; readonly message: unknown }> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        logged.push({ level: logLevel.label, message: Array.isArray(message) ? message[0] : message })
+      })
+      const scope = yield* Scope.make()
+      yield* holdConsumerLock(name, "20 millis").pipe(
+        Scope.extend(scope),
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+      )
+      const [holder] = yield* lockHolders(name)
+      if (holder === undefined) return expect.unreachable()
+      // As when the server stops first (Ctrl-C signals the embedded server too): the session is gone.
+      yield* sql`SELECT pg_terminate_backend(${holder})`
+      yield* Scope.close(scope, Exit.void)
+      expect(logged.filter((line) => line.level !== "INFO")).toEqual([])
+      expect(logged.map((line) => String(line.message))).toEqual([
+        expect.stringContaining(`consumer ${name}: its lock ended with its session (`),
+      ])
+    }),
   )
 
   it.scoped("a NOTIFY from LogNotifier wakes an idle consumer long before its 30 s poll", () =>
