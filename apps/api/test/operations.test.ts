@@ -15,7 +15,16 @@ import { Settings } from "../src/config.js"
 import { apiHttpServer, apiServerLayer } from "../src/http/node-server.js"
 import { HttpAppLive } from "../src/server.js"
 import { publishedDocument } from "./contract-conformance.js"
-import { ADMIN_TOKEN, call, eventually, metricValue, newPartner, testSettings } from "./harness.js"
+import {
+  ADMIN_TOKEN,
+  baseUrl,
+  call,
+  eventually,
+  heldRequest,
+  metricValue,
+  newPartner,
+  testSettings,
+} from "./harness.js"
 import {
   apiProcess,
   freePort,
@@ -535,6 +544,17 @@ layer(outageServer(), { timeout: "120 seconds", excludeTestServices: true })(
         expect(document.body.components.headers.ApiVersion.schema.const).toBe(
           document.headers.get("api-version"),
         )
+        // The reference's first request, its client gone while the page loads: the load is the server's,
+        // not that request's, and the next request gets the page.
+        const first = yield* heldRequest(yield* baseUrl, "GET /docs HTTP/1.1\r\nHost: localhost\r\n\r\n", 0)
+        yield* eventually(
+          Effect.map(call("GET", "/metrics"), (metrics) =>
+            metricValue(metrics.text, "http_requests_in_flight"),
+          ),
+          (inFlight) => inFlight >= 2,
+          10,
+        )
+        first.close()
         const docs = yield* call("GET", "/docs")
         expect(docs.status).toBe(200)
         expect(docs.headers.get("content-type")).toMatch(/^text\/html/)
@@ -543,7 +563,7 @@ layer(outageServer(), { timeout: "120 seconds", excludeTestServices: true })(
         // Nothing from outside: the script inline, no default fonts from Scalar's servers.
         expect(docs.text).toContain('"withDefaultFonts":false')
         expect(docs.text).not.toMatch(/<script[^>]*\ssrc=/)
-      }),
+      }).pipe(Effect.scoped),
     )
 
     it.effect("counts requests by route template and status in /metrics, with latency and in-flight", () =>

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
 import { chmod, mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
@@ -8,7 +9,14 @@ import { processAlive } from "../runtime/process-alive.js"
 import { rootMessage, StartFailure } from "../runtime/start-failure.js"
 import { beforeForcedExit } from "../runtime/stop-deadline.js"
 import { PostgresLogTail } from "./postgres-log.js"
-import { forgetOwner, liveOwnerOf, orphaned, processIdentity, recordOwner } from "./postgres-owner.js"
+import {
+  forgetOwner,
+  liveOwnerOf,
+  orphaned,
+  ownerFlags,
+  processIdentity,
+  recordOwner,
+} from "./postgres-owner.js"
 
 /** The embedded server could not be initialised or started on its data directory (DATA_DIR). */
 export class EmbeddedServerError extends Data.TaggedError("EmbeddedServerError")<{
@@ -162,8 +170,20 @@ const portTaken = (error: EmbeddedServerError) =>
 // start time (see processIdentity), renamed to the data directory once complete.
 const STAGING_PREFIX = "postgres.initialising-"
 
+// One per initialisation (a process could start more than one server), its maker told by the id and identity.
 const stagingOf = (root: string) =>
-  join(root, `${STAGING_PREFIX}${process.pid}-${processIdentity(process.pid)}`)
+  join(
+    root,
+    `${STAGING_PREFIX}${process.pid}-${processIdentity(process.pid)}-${randomBytes(4).toString("hex")}`,
+  )
+
+const removeQuietly = (path: string) => {
+  try {
+    rmSync(path, { recursive: true, force: true })
+  } catch {
+    // Left for a later start to remove.
+  }
+}
 
 // The staging directories of processes gone (killed during initdb): never a data directory, only ever the
 // part of one that an initdb cut off wrote.
@@ -179,12 +199,17 @@ const removeAbandonedStaging = (root: string) => {
     const [pid, identity] = entry.slice(STAGING_PREFIX.length).split("-")
     // Without /proc (no identities: "null"), a live process of the id is taken for its maker.
     const alive = processAlive(Number(pid)) && String(processIdentity(Number(pid))) === identity
-    if (alive) continue
-    try {
-      rmSync(join(root, entry), { recursive: true, force: true })
-    } catch {
-      // Left for a later start: it does not stand in the way of this one's.
-    }
+    if (!alive) removeQuietly(join(root, entry))
+  }
+}
+
+// Whether nothing stands where the data directory goes, or only an empty directory (a file or anything in it
+// is something else's).
+const emptyOrAbsent = (path: string) => {
+  try {
+    return statSync(path).isDirectory() && readdirSync(path).length === 0
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT"
   }
 }
 
@@ -199,22 +224,34 @@ const initialise = (root: string, databaseDir: string, initdb: (directory: strin
   Effect.gen(function* () {
     const failure = (cause: unknown) => new EmbeddedServerError({ step: "initialise", dataDir: root, cause })
     const notData = new StartFailure({
-      message: `DATA_DIR (${root}) holds a directory postgres/ that is not a PostgreSQL data directory (it has no PG_VERSION): move it away, or set DATA_DIR to another directory`,
+      message: `DATA_DIR (${root}) holds a postgres entry that is not a PostgreSQL data directory (no PG_VERSION in it): move it away, or set DATA_DIR to another directory`,
     })
-    if (existsSync(databaseDir) && readdirSync(databaseDir).length > 0) return yield* notData
+    if (!emptyOrAbsent(databaseDir)) return yield* notData
     const staging = stagingOf(root)
     yield* Effect.sync(() => removeAbandonedStaging(root))
     yield* Effect.tryPromise({ try: () => initdb(staging), catch: failure }).pipe(
-      Effect.tapError(() => Effect.sync(() => rmSync(staging, { recursive: true, force: true }))),
+      Effect.tapError(() => Effect.sync(() => removeQuietly(staging))),
     )
     const renamed = yield* Effect.try({ try: () => renameSync(staging, databaseDir), catch: failure }).pipe(
       Effect.either,
     )
     if (renamed._tag === "Right") return
-    rmSync(staging, { recursive: true, force: true })
+    removeQuietly(staging)
     // Another process of the platform made it meanwhile (two started at once on a new DATA_DIR).
     if (existsSync(join(databaseDir, "PG_VERSION"))) return
     return yield* existsSync(databaseDir) ? notData : renamed.left
+  })
+
+// A server running on the data (another process of the platform, or one started otherwise) is named, not met
+// with the library's "An error has occurred".
+const refuseRunning = (root: string, databaseDir: string) =>
+  Effect.suspend(() => {
+    const running = livePostmasterOf(databaseDir)
+    return running === null
+      ? Effect.void
+      : new StartFailure({
+          message: `the embedded PostgreSQL's data (DATA_DIR ${root}) is in use by process ${running}: another process of the platform runs on it, or one that was killed left it running; stop that one, or set DATA_DIR or DATABASE_URL`,
+        })
   })
 
 const urlOf = (port: number) => (database: string) =>
@@ -249,14 +286,7 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
       )
       yield* stopPostmaster(left).pipe(Effect.timeout(`${ORPHAN_STOP_SECONDS} seconds`), Effect.ignore)
     }
-    // A server still running on the data (another process of the platform, or one started otherwise) is
-    // named, not met with the library's "An error has occurred".
-    const running = livePostmasterOf(databaseDir)
-    if (running !== null) {
-      return yield* new StartFailure({
-        message: `the embedded PostgreSQL's data (DATA_DIR ${root}) is in use by process ${running}: another process of the platform runs on it, or one that was killed left it running; stop that one, or set DATA_DIR or DATABASE_URL`,
-      })
-    }
+    yield* refuseRunning(root, databaseDir)
     const EmbeddedPostgres = yield* loadEmbeddedPostgres
     const serverOn = (port: number, log: PostgresLogTail, directory = databaseDir) =>
       new EmbeddedPostgres({
@@ -266,7 +296,7 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
         password: PASSWORD,
         persistent: true,
         createPostgresUser: true,
-        postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"],
+        postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", ...ownerFlags()],
         onLog: log.add,
         onError: () => {},
       })
@@ -275,16 +305,18 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
         // initdb takes no port.
         serverOn(0, new PostgresLogTail(), staging).initialise(),
       )
+      // Another process may have made the data and started its server during this one's initdb.
+      yield* refuseRunning(root, databaseDir)
     }
     // The port is picked right before the start, not before initdb's seconds, and picked again if another
     // process bound it in the moment between (tests start several servers side by side).
     const startOnFreePort = Effect.gen(function* () {
-      const port = yield* pickPort
-      const log = new PostgresLogTail()
-      const server = serverOn(port, log)
       // Recorded as this process's before it starts, and with its postmaster once it has, so that a start
       // after this process is killed, even during this one, knows the server for an orphan (see orphaned).
       recordOwner(root, null)
+      const port = yield* pickPort
+      const log = new PostgresLogTail()
+      const server = serverOn(port, log)
       yield* Effect.tryPromise({
         try: () => server.start(),
         // The library rejects with nothing when the server exits early: why is in the server's own log

@@ -31,26 +31,34 @@ const realPath = (path: string): string | null => {
 // The directory a process runs in (a postmaster runs in its data directory); null where it cannot be read.
 const workingDirectoryOf = (pid: number) => realPath(`/proc/${pid}/cwd`)
 
-// This boot of the machine: process start times (see processIdentity) count from it.
-const bootId = (): string | null => {
+// A process's command line, argument by argument; empty where it cannot be read.
+const commandLineOf = (pid: number): ReadonlyArray<string> => {
   try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
   } catch {
-    return null
+    return []
   }
 }
 
-/**
- * The starting process, in the boot it ran in, and the postmaster it started, each with its identity (see
- * processIdentity); the postmaster is null while the server starts (recorded before it, so that a process
- * killed during its server's start leaves a record too).
- */
+/** The starting process and the postmaster it started (null while it starts), each with its identity. */
 interface Owner {
   readonly pid: number
   readonly identity: string | null
-  readonly boot: string | null
   readonly postmaster: number | null
   readonly postmasterIdentity: string | null
+}
+
+// The setting a starter gives its postmaster on the command line: the starter's id and identity, so that its
+// server can be told from any other (a custom setting: PostgreSQL keeps it and does nothing with it).
+const ownerSetting = (pid: number, identity: string) => `points.owner=${pid}-${identity}`
+
+/**
+ * The server flags that mark a postmaster as this process's (see orphaned): none where this process has no
+ * identity to give (no /proc), and then a server killed while starting is refused, never stopped.
+ */
+export const ownerFlags = (): ReadonlyArray<string> => {
+  const identity = processIdentity(process.pid)
+  return identity === null ? [] : ["-c", ownerSetting(process.pid, identity)]
 }
 
 const ownerFile = (root: string) => join(root, "postgres.owner")
@@ -65,6 +73,13 @@ const ownerOf = (root: string): Owner | undefined => {
   }
 }
 
+// Whether the recorded starting process is gone: not running, or its id now another process's.
+const ownerGone = (owner: Owner) => {
+  if (!processAlive(owner.pid)) return true
+  const identity = processIdentity(owner.pid)
+  return identity !== null && owner.identity !== null && identity !== owner.identity
+}
+
 /** The process of the platform on record as running the embedded server on the data under `root`, if it lives. */
 export const liveOwnerOf = (root: string): number | undefined => {
   const owner = ownerOf(root)
@@ -73,14 +88,16 @@ export const liveOwnerOf = (root: string): number | undefined => {
 
 /**
  * Records this process as the starter of the server on the data under `root`: before it starts (`postmaster`
- * null), then with the postmaster it started. Unrecorded (the file could not be written), a start after this
- * process is killed refuses the server as in use instead.
+ * null), then with the postmaster it started. A record of another live process is left as it is (two
+ * processes starting at once: the one whose server runs keeps its record). Unrecorded (the file could not be
+ * written), a start after this process is killed refuses the server as in use instead.
  */
 export const recordOwner = (root: string, postmaster: number | null) => {
+  const recorded = ownerOf(root)
+  if (recorded !== undefined && recorded.pid !== process.pid && !ownerGone(recorded)) return
   const owner: Owner = {
     pid: process.pid,
     identity: processIdentity(process.pid),
-    boot: bootId(),
     postmaster,
     postmasterIdentity: postmaster === null ? null : processIdentity(postmaster),
   }
@@ -97,38 +114,19 @@ export const forgetOwner = (root: string) => {
   } catch {}
 }
 
-// Whether the recorded starting process is gone: not running, or its id now another process's.
-const ownerGone = (owner: Owner) => {
-  if (!processAlive(owner.pid)) return true
-  const identity = processIdentity(owner.pid)
-  return identity !== null && owner.identity !== null && identity !== owner.identity
-}
-
-// Whether the postmaster was started by the recorded process while that one started its server: in the
-// same boot, after the process itself started (start times in clock ticks since boot).
-const startedUnder = (owner: Owner, postmaster: number) => {
-  const boot = bootId()
-  const started = processIdentity(postmaster)
-  if (boot === null || owner.boot !== boot) return false
-  const ticks = /^[0-9]+$/
-  if (owner.identity === null || !ticks.test(owner.identity) || started === null || !ticks.test(started))
-    return false
-  return BigInt(started) >= BigInt(owner.identity)
-}
-
 /**
  * Whether the live `postmaster` on `databaseDir` is the orphan of a killed process of the platform, whose
  * starter is gone: the very server its record names (same process, same start time), or, for a process
- * killed while its server started, a server started in the same boot after that process itself; either
- * running in this data directory. Any doubt (no record, another server since, a process id reused, another
- * boot, /proc unreadable) says no: a server that is not ours is refused as in use, never stopped.
+ * killed while its server started, a server whose command line carries that process's mark (ownerFlags);
+ * either running in this data directory. Any doubt (no record, another server since, a process id reused,
+ * /proc unreadable) says no: a server that is not ours is refused as in use, never stopped.
  */
 export const orphaned = (root: string, databaseDir: string, postmaster: number): boolean => {
   const owner = ownerOf(root)
   if (owner === undefined) return false
   const named =
     owner.postmaster === null
-      ? startedUnder(owner, postmaster)
+      ? owner.identity !== null && commandLineOf(postmaster).includes(ownerSetting(owner.pid, owner.identity))
       : owner.postmaster === postmaster &&
         owner.postmasterIdentity !== null &&
         processIdentity(postmaster) === owner.postmasterIdentity

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Redacted, Schedule, Scope } from "effect"
@@ -301,8 +302,47 @@ describe("A new data directory", () => {
     }),
   )
 
+  it.scopedLive(
+    "is made on the next start after its process and its initdb were killed midway (SIGKILL to the group)",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        // Its own process group, so that the kill reaches initdb too, as a container's end would.
+        const starter = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            spawn(
+              process.execPath,
+              ["--conditions=@points/source", "--import", "tsx", "test/database/embedded-server-process.ts"],
+              {
+                cwd: packageDirectory,
+                env: { ...process.env, DATA_DIR: dataDir },
+                detached: true,
+                stdio: "ignore",
+              },
+            ),
+          ),
+          (child) => Effect.sync(() => killGroup(child.pid ?? 0)),
+        )
+        // initdb writes PG_VERSION first: from then on its data directory is partial until it ends.
+        const initdbUnderWay = () =>
+          readdirSync(dataDir).some((entry) => existsSync(join(dataDir, entry, "PG_VERSION")))
+        yield* Effect.sync(initdbUnderWay).pipe(
+          Effect.repeat({ until: (found) => found, schedule: Schedule.spaced("10 millis") }),
+          Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("no initdb seen") }),
+        )
+        killGroup(starter.pid ?? 0)
+        yield* Effect.sync(() => processAlive(starter.pid ?? 0)).pipe(
+          Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("20 millis") }),
+        )
+        const server = yield* startEmbeddedServer(dataDir)
+        expect(yield* selectOne(server.adminUrl)).toEqual({ one: 1 })
+        expect(readdirSync(dataDir).filter((entry) => entry.startsWith("postgres.initialising-"))).toEqual([])
+      }),
+    120_000,
+  )
+
   it.scoped(
-    "is never made over a postgres/ directory that holds anything else, which is named and kept",
+    "is never made over a postgres entry that holds anything else (or is a file), which is named and kept",
     () =>
       Effect.gen(function* () {
         const dataDir = yield* temporaryDirectory
@@ -310,14 +350,30 @@ describe("A new data directory", () => {
           await mkdir(join(dataDir, "postgres"))
           await writeFile(join(dataDir, "postgres", "notes.txt"), "mine")
         })
-        expect(yield* startProblem(dataDir)).toBe(
-          `DATA_DIR (${dataDir}) holds a directory postgres/ that is not a PostgreSQL data directory (it has no PG_VERSION): move it away, or set DATA_DIR to another directory`,
-        )
+        expect(yield* startProblem(dataDir)).toBe(notData(dataDir))
         expect(readdirSync(join(dataDir, "postgres"))).toEqual(["notes.txt"])
         expect(readdirSync(dataDir)).toEqual(["postgres"])
+        // A file in its place: the same one line, not a failure of the code.
+        const other = yield* temporaryDirectory
+        yield* Effect.promise(() => writeFile(join(other, "postgres"), "mine"))
+        expect(yield* startProblem(other)).toBe(notData(other))
       }),
   )
 })
+
+const packageDirectory = fileURLToPath(new URL("../..", import.meta.url))
+
+// SIGKILL to a process group (a process started detached, and every process it started), if still there.
+const killGroup = (pid: number) => {
+  try {
+    process.kill(-pid, "SIGKILL")
+  } catch {
+    // Gone already.
+  }
+}
+
+const notData = (dataDir: string) =>
+  `DATA_DIR (${dataDir}) holds a postgres entry that is not a PostgreSQL data directory (no PG_VERSION in it): move it away, or set DATA_DIR to another directory`
 
 // The one row of `SELECT 1` on a server, through a client of its own.
 const selectOne = (url: Redacted.Redacted) =>
@@ -341,12 +397,10 @@ const killAndWait = (pid: number) =>
     ),
   )
 
-const bootId = () => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
-
 // An owner record as a process leaves it just before its server starts (no postmaster yet).
 const writeOwnerRecord = (
   dataDir: string,
-  owner: { readonly pid: number; readonly identity: string | null; readonly boot: string },
+  owner: { readonly pid: number; readonly identity: string | null },
 ) =>
   Effect.promise(() =>
     writeFile(
@@ -460,7 +514,7 @@ describe("A start after a process of the platform was killed", () => {
         const ownerIdentity = processIdentity(ownerPid)
         yield* killAndWait(ownerPid)
         // What a kill before the server was up leaves: the record written before the start, naming no server.
-        yield* writeOwnerRecord(dataDir, { pid: ownerPid, identity: ownerIdentity, boot: bootId() })
+        yield* writeOwnerRecord(dataDir, { pid: ownerPid, identity: ownerIdentity })
         const server = yield* startEmbeddedServer(dataDir)
         expect(processAlive(left)).toBe(false)
         expect(yield* selectOne(server.adminUrl)).toEqual({ one: 1 })
@@ -469,30 +523,55 @@ describe("A start after a process of the platform was killed", () => {
   )
 
   it.scoped(
-    "refuses a server that a record of a start names only if it began after that process, in this boot",
+    "refuses a server that a record of a start names unless it carries that process's mark and that process is gone",
     () =>
       Effect.gen(function* () {
         const dataDir = yield* temporaryDirectory
         const scope = yield* Scope.make()
         yield* Scope.extend(startEmbeddedServer(dataDir), scope)
         const running = postmasterPidOf(dataDir)
-        const startedAt = BigInt(processIdentity(running) ?? "0")
+        const refused = Effect.gen(function* () {
+          const exit = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
+          expect(Exit.isFailure(exit) && startProblemOf(exit.cause)).toContain(
+            `is in use by process ${running}`,
+          )
+        })
+        // A gone process whose start lost a race to this server's (or a stale record): not its starter.
         const gone = spawnSync(process.execPath, ["-e", ""]).pid
-        // A gone process that started after this server (its id reused, or a stale record): not its starter.
-        yield* writeOwnerRecord(dataDir, { pid: gone, identity: String(startedAt + 1n), boot: bootId() })
-        const later = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
-        expect(Exit.isFailure(later) && startProblemOf(later.cause)).toContain(
-          `is in use by process ${running}`,
-        )
-        // A record of another boot of the machine: its start times count from another moment.
-        yield* writeOwnerRecord(dataDir, { pid: gone, identity: "0", boot: "another-boot" })
-        const stale = yield* Effect.exit(Effect.scoped(startEmbeddedServer(dataDir)))
-        expect(Exit.isFailure(stale) && startProblemOf(stale.cause)).toContain(
-          `is in use by process ${running}`,
-        )
+        yield* writeOwnerRecord(dataDir, { pid: gone, identity: processIdentity(process.pid) })
+        yield* refused
+        // Its starter's start record, while the starter (this process) lives: a start under way, not an orphan.
+        yield* writeOwnerRecord(dataDir, { pid: process.pid, identity: processIdentity(process.pid) })
+        yield* refused
         expect(processAlive(running)).toBe(true)
         yield* Scope.close(scope, Exit.void)
       }),
+  )
+
+  it.scoped("is on record as this process's before its server starts, and with its server once it runs", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* temporaryDirectory
+      const ownerRecord = () => JSON.parse(readFileSync(join(dataDir, "postgres.owner"), "utf8"))
+      let beforeStart: unknown
+      const pickPort = Effect.zipLeft(
+        freePort,
+        Effect.sync(() => {
+          beforeStart = ownerRecord()
+        }),
+      )
+      yield* startEmbeddedServer(dataDir, pickPort)
+      expect(beforeStart).toEqual({
+        pid: process.pid,
+        identity: processIdentity(process.pid),
+        postmaster: null,
+        postmasterIdentity: null,
+      })
+      const running = postmasterPidOf(dataDir)
+      expect(ownerRecord()).toMatchObject({ pid: process.pid, postmaster: running })
+      // The server carries the mark that ties it to this process.
+      const commandLine = readFileSync(`/proc/${running}/cmdline`, "utf8").split("\0")
+      expect(commandLine).toContain(`points.owner=${process.pid}-${processIdentity(process.pid)}`)
+    }),
   )
 
   it.scopedLive("tells no end of its server when its own scope stops it", () =>
