@@ -12,11 +12,12 @@ export const isLockNotAvailable = (error: unknown) => hasSqlState(error, "55P03"
 
 /**
  * True for a statement that failed because its session had ended: the server shutting down or the backend
- * terminated (SQLSTATE class 57, operator intervention), or the client's connection already gone.
+ * terminated (SQLSTATE 57P01-57P05; not 57014, a cancelled statement of a live session), or the client's
+ * connection already gone.
  */
 export const isSessionEnded = (error: unknown) => {
   if (!(error instanceof SqlError.SqlError)) return false
   const cause = error.cause as { readonly code?: unknown; readonly message?: unknown } | null | undefined
-  if (typeof cause?.code === "string" && cause.code.startsWith("57")) return true
+  if (typeof cause?.code === "string" && cause.code.startsWith("57P")) return true
   return typeof cause?.message === "string" && /Connection terminated|not queryable/.test(cause.message)
 }
