@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import { PointsApi } from "@points/http-api"
-import { Duration, Effect, Fiber } from "effect"
+import { type Context, Duration, Effect, Fiber } from "effect"
 
 /** Where the interactive reference of the contract is served. */
 export const DOCS_PATH = "/docs"
@@ -13,14 +13,25 @@ export const DOCS_PATH = "/docs"
  * imported there; now only a process whose reference someone opened does.
  */
 export const ReferenceDocsLive = HttpApiBuilder.Router.use((router) =>
+  referenceDocsRoute(
+    router,
+    // biome-ignore lint/style/noRestrictedImports: the one place the module is loaded, on demand
+    () => import("@effect/platform/HttpApiScalar"),
+  ),
+)
+
+type ScalarModule = typeof import("@effect/platform/HttpApiScalar")
+
+/** Adds the reference's route to `router`, its page made with the Scalar module that `loadScalar` loads. */
+export const referenceDocsRoute = (
+  router: Context.Tag.Service<HttpApiBuilder.Router>,
+  loadScalar: () => Promise<Pick<ScalarModule, "layerHttpLayerRouter">>,
+) =>
   Effect.gen(function* () {
     // The page is loaded by a fiber of the server's scope, not by the request that asked first: that one's
     // client may go away (interrupting it) while the others wait for the same load.
     const scope = yield* Effect.scope
-    const load = Effect.promise(
-      // biome-ignore lint/style/noRestrictedImports: the one place the module is loaded, on demand
-      () => import("@effect/platform/HttpApiScalar"),
-    ).pipe(
+    const load = Effect.promise(loadScalar).pipe(
       Effect.flatMap((scalar) =>
         HttpLayerRouter.toHttpEffect(
           // Scalar's default fonts would come from its own servers: the page uses the browser's instead.
@@ -42,5 +53,4 @@ export const ReferenceDocsLive = HttpApiBuilder.Router.use((router) =>
       Effect.tapDefect(() => forget),
     )
     yield* router.get(DOCS_PATH, Effect.flatten(page))
-  }),
-)
+  })
