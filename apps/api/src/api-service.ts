@@ -40,6 +40,9 @@ const NodeServerLive = Layer.effect(
   ),
 )
 
+// An IPv6 address in brackets, as a URL writes it (http://[::1]:3000).
+const urlHost = (hostname: string) => (hostname.includes(":") ? `[${hostname}]` : hostname)
+
 /** The HTTP(S) server listening on PORT/HOST. */
 const ServerLive = Layer.unwrapEffect(
   Effect.map(Effect.all([Settings, ApiNodeServer]), ([settings, server]) => {
@@ -52,7 +55,9 @@ const ServerLive = Layer.unwrapEffect(
     const listening = Layer.effectDiscard(
       Effect.flatMap(HttpServer.HttpServer, (http) =>
         http.address._tag === "TcpAddress"
-          ? Effect.logInfo(`listening on ${scheme}://${http.address.hostname}:${http.address.port}; ${admin}`)
+          ? Effect.logInfo(
+              `listening on ${scheme}://${urlHost(http.address.hostname)}:${http.address.port}; ${admin}`,
+            )
           : Effect.logInfo(`listening on ${http.address.path}; ${admin}`),
       ),
     )

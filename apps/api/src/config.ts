@@ -59,6 +59,26 @@ const isHost = (host: string) =>
 const isAdminToken = (token: Redacted.Redacted) => /^[A-Za-z0-9\-._~+/]{16,}=*$/.test(Redacted.value(token))
 
 /** Reads and validates every setting; a bad value fails start with a message naming the variable. */
+// The certificate and its key, set together or not at all; checked with the other settings, so that one line
+// names every bad value.
+const tlsFiles = Config.all({
+  tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
+  tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
+}).pipe(
+  Config.mapOrFail((files) => {
+    if (Option.isSome(files.tlsCertFile) === Option.isSome(files.tlsKeyFile)) return Either.right(files)
+    const [missing, set] = Option.isSome(files.tlsCertFile)
+      ? ["TLS_KEY_FILE", "TLS_CERT_FILE"]
+      : ["TLS_CERT_FILE", "TLS_KEY_FILE"]
+    return Either.left(
+      ConfigError.InvalidData(
+        [missing],
+        `must be set with ${set}: TLS_CERT_FILE and TLS_KEY_FILE go together`,
+      ),
+    )
+  }),
+)
+
 export const apiSettings: Config.Config<ApiSettings> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(
@@ -90,25 +110,10 @@ export const apiSettings: Config.Config<ApiSettings> = Config.all({
   rateLimitBurst: positiveInt("RATE_LIMIT_BURST", 200, 1_000_000),
   tokenRateLimitPerAddress: nonNegativeInt("TOKEN_RATE_LIMIT_PER_ADDRESS", 20, 100_000),
   authFailureLimitPerAddress: nonNegativeInt("AUTH_FAILURE_LIMIT_PER_ADDRESS", 10, 100_000),
-  tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
-  tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
+  tls: tlsFiles,
   webhookAllowPrivateTargets: Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
   housekeepingIntervalSeconds: positiveInt("HOUSEKEEPING_INTERVAL_SECONDS", 300, 86_400),
-}).pipe(
-  Config.mapOrFail((settings) => {
-    if (Option.isSome(settings.tlsCertFile) === Option.isSome(settings.tlsKeyFile))
-      return Either.right(settings)
-    const [missing, set] = Option.isSome(settings.tlsCertFile)
-      ? ["TLS_KEY_FILE", "TLS_CERT_FILE"]
-      : ["TLS_CERT_FILE", "TLS_KEY_FILE"]
-    return Either.left(
-      ConfigError.InvalidData(
-        [missing],
-        `must be set with ${set}: TLS_CERT_FILE and TLS_KEY_FILE go together`,
-      ),
-    )
-  }),
-)
+}).pipe(Config.map(({ tls, ...settings }) => ({ ...settings, ...tls })))
 
 /** The partner rate limit's policy (DESIGN.md section 7), as every path that takes a partner's cell uses it. */
 export const partnerRateLimitPolicy = (settings: ApiSettings) => ({

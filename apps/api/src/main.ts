@@ -6,5 +6,7 @@ import { apiSettings } from "./config.js"
 runService({
   name: "the API",
   settings: apiSettings,
+  // the user-activation consumer
+  lockConnections: 1,
   layer: ApiServiceLive.pipe(Layer.provide(WriteSideLive), Layer.provide(DatabaseLive)),
 })

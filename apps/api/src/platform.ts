@@ -9,6 +9,8 @@ import { apiSettings } from "./config.js"
 runService({
   name: "the platform",
   settings: Config.all([apiSettings, projectionSettings]),
+  // user activation, webhook fan-out, order fulfilment
+  lockConnections: 3,
   layer: Layer.mergeAll(ApiServiceLive, ProjectionsLive).pipe(
     Layer.provide(WriteSideLive),
     Layer.provide(DatabaseLive),

@@ -6,6 +6,7 @@ import {
   baseUrl,
   call,
   eventually,
+  heldRequest,
   metricValue,
   newPartner,
   nodeRequest,
@@ -335,6 +336,53 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
           expect(replayed(bareAgain)).toBe(false)
           expect(bareAgain.body.errors[0].id).not.toBe(bare.body.errors[0].id)
         }),
+    )
+
+    it.effect(
+      "records nothing under the key of a request whose connection dropped mid-body: its retry runs",
+      () =>
+        Effect.gen(function* () {
+          const { token } = yield* newPartner()
+          const base = yield* baseUrl
+          const body = JSON.stringify({ partner_user_id: "dropped-1", email: "drop@example.com" })
+          const key = `dropped-${uuidV7()}`
+          // The head, then the connection is gone before the body (a network failure, the retry's very case).
+          const dropped = yield* heldRequest(
+            base,
+            [
+              "POST /api/users HTTP/1.1",
+              "Host: localhost",
+              `Authorization: Bearer ${token}`,
+              "Content-Type: application/json",
+              `Idempotency-Key: ${key}`,
+              `Content-Length: ${body.length}`,
+              "",
+              "",
+            ].join("\r\n"),
+            0,
+          )
+          yield* eventually(
+            Effect.map(call("GET", "/metrics"), (metrics) =>
+              metricValue(metrics.text, "http_requests_in_flight"),
+            ),
+            (inFlight) => inFlight >= 2,
+          )
+          dropped.close()
+          // Once the server has ended that request, the retry with the whole body runs: 201, not a replay.
+          yield* eventually(
+            Effect.map(call("GET", "/metrics"), (metrics) =>
+              metricValue(metrics.text, "http_requests_in_flight"),
+            ),
+            (inFlight) => inFlight <= 1,
+          )
+          const retry = yield* call("POST", "/api/users", {
+            token,
+            json: JSON.parse(body),
+            headers: { "idempotency-key": key },
+          })
+          expect(retry.status).toBe(201)
+          expect(replayed(retry)).toBe(false)
+        }).pipe(Effect.scoped),
     )
 
     it.effect(

@@ -68,6 +68,10 @@ it.effect("validates the configuration at start, with a message naming each bad 
     expect(yield* settingsError({ TLS_KEY_FILE: "/tmp/key.pem" })).toContain(
       'at TLS_CERT_FILE: "must be set with TLS_KEY_FILE',
     )
+    // The pair is checked with the rest: one start names both problems.
+    const pairAndPort = yield* settingsError({ TLS_CERT_FILE: "/tmp/cert.pem", PORT: "abc" })
+    expect(pairAndPort).toContain('at TLS_KEY_FILE: "must be set with TLS_CERT_FILE')
+    expect(pairAndPort).toMatch(/PORT.*abc/)
     for (const host of ["not_a_host", "a..b", "-lead.example", "x".repeat(64)]) {
       expect(yield* settingsError({ HOST: host })).toContain('at HOST: "must be an IP address or a host name')
     }
@@ -238,6 +242,15 @@ const jsonLines = (text: string) =>
     .map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> })
 
 layer(testDatabase(), { timeout: "120 seconds", excludeTestServices: true })("The API process", (it) => {
+  it.scoped("on an IPv6 address, says where it listens as a URL writes it (http://[::1]:port)", () =>
+    Effect.gen(function* () {
+      const { env } = yield* processSettings({ HOST: "::1" })
+      const base = `http://[::1]:${env.PORT}`
+      yield* listeningProcess(env, base)
+      expect((yield* Effect.promise(() => fetch(`${base}/health/live`))).status).toBe(200)
+    }),
+  )
+
   it.scoped("on SIGTERM answers busy kept-alive connections with Connection: close and cuts none", () =>
     Effect.gen(function* () {
       const { base, env } = yield* processSettings()

@@ -60,12 +60,21 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "240 seconds", excludeTestServic
   "The platform process (npm start: API and projections in one process)",
   (it) => {
     it.effect(
-      "runs as `npm start` and stops, exiting 0, when a supervisor's SIGTERM reaches npm (not only the node process)",
+      "runs as `npm start`, listing every webhook attempt outcome, and stops, exiting 0, when SIGTERM reaches npm",
       () =>
         Effect.gen(function* () {
           const { base, env } = yield* processSettings()
           const npm = yield* npmStartProcess(env)
           yield* waitForOutput(npm, `listening on ${base}`, 60)
+          // Its dispatchers list every outcome of an attempt from the start, at 0 (an alert has a series).
+          const metrics = yield* Effect.promise(() =>
+            fetch(`${base}/metrics`).then((response) => response.text()),
+          )
+          for (const outcome of ["succeeded", "failed", "cut_off", "lost"]) {
+            expect(metrics).toMatch(
+              new RegExp(`^webhook_delivery_attempts_total\\{outcome="${outcome}"\\} 0$`, "m"),
+            )
+          }
           npm.child.kill("SIGTERM")
           const exit = yield* Effect.promise(() => npm.exit).pipe(Effect.timeout("10 seconds"))
           expect(exit).toBe(0)

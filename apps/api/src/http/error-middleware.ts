@@ -59,7 +59,18 @@ export const ErrorMiddlewareLive = HttpApiBuilder.middleware(
             }
             if (tag === "RequestError") {
               return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-                const unreadable = bodyWasNotUtf8(NodeHttpServerRequest.toIncomingMessage(request))
+                const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+                // A body that never arrived whole (its connection dropped, or closed at the server's stop) is
+                // not a request the partner made: nothing is recorded under its key, so that its retry runs.
+                if (!incoming.complete) {
+                  return Effect.fail(
+                    new ApiError({
+                      status: 400,
+                      errors: [entryOf("GH1006", "invalid params: the body did not arrive whole")],
+                    }),
+                  )
+                }
+                const unreadable = bodyWasNotUtf8(incoming)
                   ? "invalid params: the body is not valid UTF-8"
                   : "invalid params: the body is not valid JSON"
                 const refusal = new ApiError({ status: 400, errors: [entryOf("GH1006", unreadable)] })

@@ -1,5 +1,16 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Config, Deferred, Effect, Layer, Logger, Option } from "effect"
+import {
+  Cause,
+  Config,
+  ConfigError,
+  ConfigProvider,
+  Deferred,
+  Effect,
+  Either,
+  Layer,
+  Logger,
+  Option,
+} from "effect"
 import { databaseConfig } from "../database/database-config.js"
 import { logLevelSetting } from "./log-level.js"
 import { ServiceFault, ServiceFaults } from "./service-fault.js"
@@ -12,11 +23,41 @@ export interface ServiceDefinition<E> {
   readonly name: string
   /** Every setting the service reads, checked before anything starts, so one line lists every bad value. */
   readonly settings: Config.Config<unknown>
+  /** Connections of the pool its consumers hold for their locks while it runs (one per consumer). */
+  readonly lockConnections: number
   /** The service itself: built at start, released in reverse order at stop. */
   readonly layer: Layer.Layer<never, E>
 }
 
 const isServiceFault = (error: unknown): error is ServiceFault => error instanceof ServiceFault
+
+// A pool no larger than its consumers' locks would leave no connection for anything else: every request
+// would wait for one until it timed out.
+const poolLeavingRoom = (lockConnections: number) =>
+  databaseConfig.pipe(
+    Config.mapOrFail((config) =>
+      config.poolSize > lockConnections
+        ? Either.right(config)
+        : Either.left(
+            ConfigError.InvalidData(
+              ["DATABASE_POOL_SIZE"],
+              `must be more than ${lockConnections} here: this process's consumers hold ${lockConnections} of its connections for their locks`,
+            ),
+          ),
+    ),
+  )
+
+/**
+ * The environment as settings, a variable set to nothing counting as unset (as env files write them), so
+ * that `ADMIN_TOKEN=` leaves the admin API off instead of refusing an empty token.
+ */
+export const environmentSettings = (): ConfigProvider.ConfigProvider =>
+  ConfigProvider.fromMap(
+    new Map(
+      Object.entries(process.env).filter((entry): entry is [string, string] => (entry[1] ?? "") !== ""),
+    ),
+    { pathDelim: "_", seqDelim: "," },
+  )
 
 /**
  * The program of a service process: settings checked first, then the layer built and kept until SIGTERM or
@@ -31,7 +72,11 @@ export const serviceProgram = <E>(
 ) =>
   Effect.gen(function* () {
     // The database's settings too (every service has one), so that one line lists every bad value.
-    const [level] = yield* Config.all([logLevelSetting, databaseConfig, service.settings])
+    const [level] = yield* Config.all([
+      logLevelSetting,
+      poolLeavingRoom(service.lockConnections),
+      service.settings,
+    ])
     // Runs until SIGTERM or SIGINT, or until a part reports a fault it cannot recover from (ServiceFaults):
     // then it stops as at SIGTERM and fails, so that the process exits 1.
     const faults = yield* Deferred.make<never, ServiceFault>()
@@ -77,7 +122,9 @@ export const runService = <E>(service: ServiceDefinition<E>): void => {
   armStopDeadline(service.name)
   // A fault's stop is bounded as a signal's is.
   NodeRuntime.runMain(
-    serviceProgram(service, () => startStopDeadline(service.name)),
+    serviceProgram(service, () => startStopDeadline(service.name)).pipe(
+      Effect.withConfigProvider(environmentSettings()),
+    ),
     {
       disablePrettyLogger: true,
       disableErrorReporting: true,

@@ -7,7 +7,7 @@ import { uuidV7 } from "../ids/uuid-v7.js"
 import { attemptDelivery, notMade } from "./attempt-delivery.js"
 import { type ClaimedDelivery, claimDueDeliveries, untilNextDue } from "./claim-deliveries.js"
 import { endLease, recordCutOff, STOPPED_ERROR, STOPPING_LOCK_WAIT } from "./cut-off-attempts.js"
-import { attemptsRecorded } from "./delivery-metrics.js"
+import { attemptsRecorded, listAttemptOutcomes } from "./delivery-metrics.js"
 import { notAttemptedBecause } from "./disable-endpoint.js"
 import { type DispatcherOptions, type DispatcherSettings, dispatcherSettings } from "./dispatcher-options.js"
 import { recordAttempt } from "./record-attempt.js"
@@ -104,6 +104,7 @@ export const runWebhookDispatcher = (
     const checked = dispatcherSettings(options)
     if (Either.isLeft(checked)) return yield* Effect.dieMessage(`webhook dispatcher: ${checked.left}`)
     const settings = checked.right
+    yield* listAttemptOutcomes
     const instance = options.instanceId ?? `dispatcher-${uuidV7()}`
     const listener = yield* LogListener
     const attempts = yield* FiberSet.make<void>()

@@ -5,7 +5,13 @@ import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
-import { DatabaseLive, ServiceFault, serviceProgram, startProblemOf } from "../../src/index.js"
+import {
+  DatabaseLive,
+  environmentSettings,
+  ServiceFault,
+  serviceProgram,
+  startProblemOf,
+} from "../../src/index.js"
 
 describe("serviceProgram", () => {
   it.effect("refuses to start with one message naming every bad setting, the database's included", () =>
@@ -14,6 +20,7 @@ describe("serviceProgram", () => {
         serviceProgram({
           name: "a service",
           settings: Config.integer("SERVICE_PORT"),
+          lockConnections: 0,
           layer: Layer.empty,
         }).pipe(
           Effect.withConfigProvider(
@@ -35,6 +42,52 @@ describe("serviceProgram", () => {
       expect(String(failure)).not.toContain("hunter2")
     }),
   )
+
+  it.effect("refuses a pool that its consumers' locks would take whole, with the other bad settings", () =>
+    Effect.gen(function* () {
+      const program = (poolSize: string) =>
+        serviceProgram({
+          name: "a service",
+          settings: Config.integer("SERVICE_PORT"),
+          lockConnections: 3,
+          layer: Layer.empty,
+        }).pipe(
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(
+              new Map([
+                ["DATABASE_POOL_SIZE", poolSize],
+                ["SERVICE_PORT", "abc"],
+              ]),
+            ),
+          ),
+          Effect.flip,
+        )
+      const problem = startProblemOf(Cause.fail(yield* program("3"))) ?? ""
+      expect(problem).toContain(
+        'Invalid data at DATABASE_POOL_SIZE: "must be more than 3 here: this process\'s consumers hold 3 of its connections for their locks"',
+      )
+      expect(problem).toContain("SERVICE_PORT")
+      // One more than its locks: only the service's own setting is refused.
+      expect(startProblemOf(Cause.fail(yield* program("4")))).not.toContain("DATABASE_POOL_SIZE")
+    }),
+  )
+
+  it("reads a variable set to nothing as unset, as env files write them", () => {
+    const saved = { ...process.env }
+    try {
+      process.env.POINTS_TEST_EMPTY = ""
+      process.env.POINTS_TEST_SET = "7"
+      const read = Effect.runSync(
+        Config.all([
+          Config.option(Config.string("POINTS_TEST_EMPTY")),
+          Config.integer("POINTS_TEST_SET"),
+        ]).pipe(Effect.withConfigProvider(environmentSettings())),
+      )
+      expect(read).toEqual([Option.none(), 7])
+    } finally {
+      process.env = saved
+    }
+  })
 
   it.effect("names a bad variable once, however many of its parts read it", () =>
     Effect.gen(function* () {
@@ -84,7 +137,7 @@ describe("serviceProgram", () => {
         let faultsSeen = 0
         // Interrupted with the test's scope if it still runs then (a failed test), stopping its server.
         const program = yield* serviceProgram(
-          { name: "a service", settings: Config.succeed(null), layer },
+          { name: "a service", settings: Config.succeed(null), lockConnections: 0, layer },
           () => faultsSeen++,
         ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(settings)), Effect.forkScoped)
         yield* Deferred.await(running).pipe(
