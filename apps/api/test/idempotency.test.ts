@@ -343,45 +343,43 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
       () =>
         Effect.gen(function* () {
           const { token } = yield* newPartner()
+          const userId = yield* withActivation(activeUser(token))
           const base = yield* baseUrl
-          const body = JSON.stringify({ partner_user_id: "dropped-1", email: "drop@example.com" })
-          const key = `dropped-${uuidV7()}`
-          // The head, then the connection is gone before the body (a network failure, the retry's very case).
-          const dropped = yield* heldRequest(
-            base,
-            [
-              "POST /api/users HTTP/1.1",
-              "Host: localhost",
-              `Authorization: Bearer ${token}`,
-              "Content-Type: application/json",
-              `Idempotency-Key: ${key}`,
-              `Content-Length: ${body.length}`,
-              "",
-              "",
-            ].join("\r\n"),
-            0,
+          const inFlight = Effect.map(call("GET", "/metrics"), (metrics) =>
+            metricValue(metrics.text, "http_requests_in_flight"),
           )
-          yield* eventually(
-            Effect.map(call("GET", "/metrics"), (metrics) =>
-              metricValue(metrics.text, "http_requests_in_flight"),
-            ),
-            (inFlight) => inFlight >= 2,
-          )
-          dropped.close()
-          // Once the server has ended that request, the retry with the whole body runs: 201, not a replay.
-          yield* eventually(
-            Effect.map(call("GET", "/metrics"), (metrics) =>
-              metricValue(metrics.text, "http_requests_in_flight"),
-            ),
-            (inFlight) => inFlight <= 1,
-          )
-          const retry = yield* call("POST", "/api/users", {
-            token,
-            json: JSON.parse(body),
-            headers: { "idempotency-key": key },
-          })
-          expect(retry.status).toBe(201)
-          expect(replayed(retry)).toBe(false)
+          // Through the platform (Create user) and through the direct write path (Add points), which hands
+          // a request whose client went away to the platform.
+          const cases = [
+            { path: "/api/users", json: { partner_user_id: "dropped-1", email: "drop@example.com" } },
+            { path: "/api/points/add", json: add(userId, 5, "dropped-add") },
+          ]
+          for (const { path, json } of cases) {
+            const body = JSON.stringify(json)
+            const key = `dropped-${uuidV7()}`
+            // The head, then the connection is gone before the body (a network failure, the retry's very case).
+            const dropped = yield* heldRequest(
+              base,
+              [
+                `POST ${path} HTTP/1.1`,
+                "Host: localhost",
+                `Authorization: Bearer ${token}`,
+                "Content-Type: application/json",
+                `Idempotency-Key: ${key}`,
+                `Content-Length: ${body.length}`,
+                "",
+                "",
+              ].join("\r\n"),
+              0,
+            )
+            yield* eventually(inFlight, (count) => count >= 2)
+            dropped.close()
+            // Once the server has ended that request, the retry with the whole body runs: 201, not a replay.
+            yield* eventually(inFlight, (count) => count <= 1)
+            const retry = yield* call("POST", path, { token, json, headers: { "idempotency-key": key } })
+            expect(retry.status).toBe(201)
+            expect(replayed(retry)).toBe(false)
+          }
         }).pipe(Effect.scoped),
     )
 
