@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs"
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -307,6 +307,10 @@ describe("A new data directory", () => {
     () =>
       Effect.gen(function* () {
         const dataDir = yield* temporaryDirectory
+        // The library writes initdb's password file to the temporary directory and a killed process never
+        // removes it: the starter gets one of its own, removed with the test (open to initdb's OS user).
+        const privateTemporary = yield* temporaryDirectory
+        yield* Effect.promise(() => chmod(privateTemporary, 0o755))
         // Its own process group, so that the kill reaches initdb too, as a container's end would.
         const starter = yield* Effect.acquireRelease(
           Effect.sync(() =>
@@ -315,7 +319,7 @@ describe("A new data directory", () => {
               ["--conditions=@points/source", "--import", "tsx", "test/database/embedded-server-process.ts"],
               {
                 cwd: packageDirectory,
-                env: { ...process.env, DATA_DIR: dataDir },
+                env: { ...process.env, DATA_DIR: dataDir, TMPDIR: privateTemporary },
                 detached: true,
                 stdio: "ignore",
               },
