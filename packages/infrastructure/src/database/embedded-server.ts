@@ -16,6 +16,7 @@ import {
   ownerFlags,
   processIdentity,
   recordOwner,
+  stillRunning,
 } from "./postgres-owner.js"
 
 /** The embedded server could not be initialised or started on its data directory (DATA_DIR). */
@@ -198,8 +199,8 @@ const removeAbandonedStaging = (root: string) => {
     if (!entry.startsWith(STAGING_PREFIX)) continue
     const [pid, identity] = entry.slice(STAGING_PREFIX.length).split("-")
     // Without /proc (no identities: "null"), a live process of the id is taken for its maker.
-    const alive = processAlive(Number(pid)) && String(processIdentity(Number(pid))) === identity
-    if (!alive) removeQuietly(join(root, entry))
+    if (!stillRunning(Number(pid), identity === "null" ? null : (identity ?? "")))
+      removeQuietly(join(root, entry))
   }
 }
 

@@ -73,12 +73,18 @@ const ownerOf = (root: string): Owner | undefined => {
   }
 }
 
-// Whether the recorded starting process is gone: not running, or its id now another process's.
-const ownerGone = (owner: Owner) => {
-  if (!processAlive(owner.pid)) return true
-  const identity = processIdentity(owner.pid)
-  return identity !== null && owner.identity !== null && identity !== owner.identity
+/**
+ * Whether the process of this id and identity (see processIdentity) still runs: its id is alive and, where
+ * identities can be read, not another process's since.
+ */
+export const stillRunning = (pid: number, identity: string | null): boolean => {
+  if (!processAlive(pid)) return false
+  const current = processIdentity(pid)
+  return current === null || identity === null || current === identity
 }
+
+// Whether the recorded starting process is gone: not running, or its id now another process's.
+const ownerGone = (owner: Owner) => !stillRunning(owner.pid, owner.identity)
 
 /** The process of the platform on record as running the embedded server on the data under `root`, if it lives. */
 export const liveOwnerOf = (root: string): number | undefined => {
