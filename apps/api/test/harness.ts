@@ -270,6 +270,10 @@ export const metricValue = (text: string, sample: string): number => {
   return line === undefined ? 0 : Number(line.slice(sample.length + 1))
 }
 
+/** A sample's value in the test server's /metrics now (see metricValue). */
+export const metricNow = (sample: string) =>
+  Effect.map(call("GET", "/metrics"), (reply) => metricValue(reply.text, sample))
+
 /**
  * A connection that sends `head` and part of its body and keeps the rest back: the first answer it gets (or ""
  * if none came before the connection closed), and a way to close it.

@@ -7,6 +7,7 @@ import {
   call,
   eventually,
   heldRequest,
+  metricNow,
   metricValue,
   newPartner,
   nodeRequest,
@@ -345,9 +346,7 @@ layer(testServerWithoutActivation(), { timeout: "120 seconds", excludeTestServic
           const { token } = yield* newPartner()
           const userId = yield* withActivation(activeUser(token))
           const base = yield* baseUrl
-          const inFlight = Effect.map(call("GET", "/metrics"), (metrics) =>
-            metricValue(metrics.text, "http_requests_in_flight"),
-          )
+          const inFlight = metricNow("http_requests_in_flight")
           // Through the platform (Create user) and through the direct write path (Add points), which hands
           // a request whose client went away to the platform.
           const cases = [

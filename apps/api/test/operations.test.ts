@@ -21,6 +21,7 @@ import {
   call,
   eventually,
   heldRequest,
+  metricNow,
   metricValue,
   newPartner,
   testSettings,
@@ -560,13 +561,7 @@ layer(outageServer(), { timeout: "120 seconds", excludeTestServices: true })(
         // The reference's first request, its client gone while the page loads: the load is the server's,
         // not that request's, and the next request gets the page.
         const first = yield* heldRequest(yield* baseUrl, "GET /docs HTTP/1.1\r\nHost: localhost\r\n\r\n", 0)
-        yield* eventually(
-          Effect.map(call("GET", "/metrics"), (metrics) =>
-            metricValue(metrics.text, "http_requests_in_flight"),
-          ),
-          (inFlight) => inFlight >= 2,
-          10,
-        )
+        yield* eventually(metricNow("http_requests_in_flight"), (inFlight) => inFlight >= 2, 10)
         first.close()
         const docs = yield* call("GET", "/docs")
         expect(docs.status).toBe(200)

@@ -11,6 +11,7 @@ import {
   call,
   eventually,
   heldRequest,
+  metricNow,
   metricValue,
   newPartner,
   nodeRequest,
@@ -35,9 +36,6 @@ const expectPublishedError = (reply: Reply, status: number, code: string) => {
 }
 
 // A metric's value in /metrics now.
-const metricNow = (name: string) =>
-  Effect.map(call("GET", "/metrics"), (reply) => metricValue(reply.text, name))
-
 // The head of a points movement with a ~1 MiB body, which the direct write path holds the body of.
 const heldMovementHead = (token: string, key: string) =>
   "POST /api/points/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
