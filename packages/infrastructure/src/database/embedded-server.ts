@@ -332,7 +332,13 @@ export const startEmbeddedServer = (dataDir: string, pickPort: Effect.Effect<num
       const postmaster = postmasterOf(databaseDir)
       if (postmaster !== null) recordOwner(root, postmaster)
       return { server, port }
-    }).pipe(Effect.retry({ times: PORT_ATTEMPTS - 1, while: portTaken }))
+    }).pipe(
+      Effect.retry({ times: PORT_ATTEMPTS - 1, while: portTaken }),
+      // Two processes that started at once on a new DATA_DIR both made it and both start: the one whose
+      // server took the data first runs, and the other is told the data is in use, not PostgreSQL's lock-file
+      // message.
+      Effect.tapError(() => refuseRunning(root, databaseDir)),
+    )
     // Told when the server the library started exits on its own, not when the scope stops it.
     const ended = yield* Deferred.make<string>()
     let stopping = false

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Option, Redacted, Schedule, Scope } from "effect"
+import { Cause, Deferred, Effect, Exit, Option, Redacted, Schedule, Scope } from "effect"
 import pg from "pg"
 import { freePort } from "../../src/database/embedded-server.js"
 import { PostgresLogTail } from "../../src/database/postgres-log.js"
@@ -362,6 +362,40 @@ describe("A new data directory", () => {
         yield* Effect.promise(() => writeFile(join(other, "postgres"), "mine"))
         expect(yield* startProblem(other)).toBe(notData(other))
       }),
+  )
+
+  it.scoped(
+    "tells the start that lost the race on a new DATA_DIR that the data is in use, and keeps the winner's",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        // Both starts make the data (each its initdb, one rename wins) and only then start their servers, at
+        // once: as two processes started together on a new DATA_DIR may.
+        const bothMade = yield* Deferred.make<void>()
+        let made = 0
+        const pickPort = Effect.suspend(() => {
+          made++
+          return made === 2 ? Deferred.succeed(bothMade, undefined) : Effect.void
+        }).pipe(Effect.zipRight(Deferred.await(bothMade)), Effect.zipRight(freePort))
+        const exits = yield* Effect.all(
+          [
+            Effect.exit(startEmbeddedServer(dataDir, pickPort)),
+            Effect.exit(startEmbeddedServer(dataDir, pickPort)),
+          ],
+          { concurrency: 2 },
+        )
+        const started = exits.filter(Exit.isSuccess)
+        const refused = exits.filter(Exit.isFailure)
+        expect(started).toHaveLength(1)
+        expect(refused).toHaveLength(1)
+        const running = postmasterPidOf(dataDir)
+        expect(refused[0] && startProblemOf(refused[0].cause)).toContain(`is in use by process ${running}`)
+        const [winner] = started
+        if (winner === undefined) return
+        expect(yield* selectOne(winner.value.adminUrl)).toEqual({ one: 1 })
+        expect(readdirSync(dataDir).filter((entry) => entry.startsWith("postgres.initialising-"))).toEqual([])
+      }),
+    120_000,
   )
 })
 
