@@ -122,6 +122,49 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       }),
   )
 
+  it.effect(
+    "answers a client that half-closes its connection after a whole request, on both write paths, once",
+    () =>
+      Effect.gen(function* () {
+        const { token } = yield* newPartner()
+        const base = yield* baseUrl
+        const user = yield* activeUser(token)
+        const request = (path: string, key: string, body: string) =>
+          `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+          `Content-Type: application/json\r\nIdempotency-Key: ${key}\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+        const writes = [
+          ["/api/users", "half-user", JSON.stringify({ partner_user_id: "half", email: "half@example.com" })],
+          [
+            "/api/points/add",
+            "half-add",
+            JSON.stringify({ transaction: { user_id: user, amount: 7, reference_id: "half-add" } }),
+          ],
+        ] as const
+        const answeredDirectly = metricNow('direct_write_requests_total{result="answered"}')
+        const direct = yield* answeredDirectly
+        for (const [path, key, body] of writes) {
+          // Sent whole, then the client's side of the connection shut (as nc -N does): answered, then closed.
+          const answer = yield* sendRaw(base, request(path, key, body))
+          expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 201 Created")
+          // Its retry gets the recorded answer: the write ran, once.
+          const retry = yield* call("POST", path, {
+            token,
+            body,
+            headers: { "content-type": "application/json", "idempotency-key": key },
+          })
+          expect(retry.status).toBe(201)
+          expect(retry.headers.get("idempotent-replayed")).toBe("true")
+        }
+        // The movement was the direct write path's to answer, the retry the platform's (a replay).
+        expect(yield* answeredDirectly).toBe(direct + 1)
+        const account = yield* call("GET", `/api/users/${user}/points-account`, { token })
+        expect(account.body.balance).toBe(7)
+        const users = yield* call("GET", "/api/users?partner_user_id=half", { token })
+        expect(users.body.data).toHaveLength(1)
+      }),
+  )
+
   it.scoped(
     "refuses a request without good credentials before its body arrives: none is held in memory",
     () =>

@@ -111,9 +111,17 @@ const toOriginForm = (request: IncomingMessage) => {
   if (request.url !== undefined) request.url = originFormOf(request.url)
 }
 
+// Node ends a connection whose client half-closed it (sent its request, then shut its side down, as `nc -N`
+// and some HTTP/1.0 clients do) at once, so the request in flight is taken for abandoned and never answered.
+// `httpAllowHalfOpen` (a property of Node's HTTP server since 0.x, not in its typings) answers it instead,
+// then ends the connection. A body cut short by the half-close is still refused as unparsable. Not over TLS:
+// that needs the TLS connections half-open, and one whose client gives up its handshake then never closes.
+const answeringHalfClosed = <S extends Server>(server: S): S =>
+  Object.assign(server, { httpAllowHalfOpen: true })
+
 // Before the platform's own listener, which routes the request.
 const withPublishedErrors = <S extends Server>(server: S): S =>
-  server
+  answeringHalfClosed(server)
     .on("clientError", answerUnparsable)
     .on("connect", answerConnect)
     .prependListener("request", toOriginForm)
