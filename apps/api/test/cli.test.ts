@@ -209,6 +209,31 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
       180_000,
     )
 
+    it.effect("refuses a name with a line break, an escape or nothing visible, and creates nothing", () =>
+      Effect.gen(function* () {
+        const control = "Error GH1006: name must not contain control characters (line breaks, tabs, escapes)"
+        // A line break would print a line of its own in every listing: here, an id that is not the partner's.
+        const forged = yield* admin("partners", "create", "--name", `Evil\nid          ${"0".repeat(8)}`)
+        expect(forged).toMatchObject({ code: 1, stdout: "" })
+        expect(forged.stderr.trim()).toBe(control)
+        const blank = yield* admin("partners", "create", "--name", "   ")
+        expect(blank).toMatchObject({ code: 1, stdout: "" })
+        expect(blank.stderr.trim()).toBe("Error GH1006: name must not be blank")
+        const partner = jsonOf(yield* admin("partners", "create", "--name", "Escapes", "--json"))
+        const escaped = yield* admin("credentials", "create", partner.id, "--name", "Red\u001b[31mX")
+        expect(escaped).toMatchObject({ code: 1, stdout: "" })
+        expect(escaped.stderr.trim()).toBe(control)
+        expect(jsonOf(yield* admin("credentials", "list", partner.id, "--json")).data).toEqual([])
+        const partners = jsonOf(yield* admin("partners", "list", "--json", "--limit", "100"))
+        expect(partners.next_cursor).toBeNull()
+        expect(
+          partners.data.filter(
+            (each: { name: string }) => each.name.trim() === "" || each.name.startsWith("Evil"),
+          ),
+        ).toEqual([])
+      }),
+    )
+
     it.effect(
       "reports an unreachable database as the API does, 503's SV5003, with UUID v7 entry ids",
       () =>

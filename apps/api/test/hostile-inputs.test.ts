@@ -132,6 +132,28 @@ const rows: ReadonlyArray<Row> = [
     request: (w) => post(`/admin/api/partners/${w.adminPartner}/clients`, { name: lone }, "admin"),
     messages: ["name must be valid Unicode text"],
   },
+  // Names an operator gives: a line break or an escape would forge lines or colours where they are printed.
+  {
+    when: "a partner's name holds a line break",
+    request: () =>
+      post(
+        "/admin/api/partners",
+        { name: "Evil\nid          00000000-0000-0000-0000-000000000000" },
+        "admin",
+      ),
+    messages: ["name must not contain control characters (line breaks, tabs, escapes)"],
+  },
+  {
+    when: "a partner's name is blank",
+    request: () => post("/admin/api/partners", { name: "  \u00a0 " }, "admin"),
+    messages: ["name must not be blank"],
+  },
+  {
+    when: "a credential's name holds a terminal escape",
+    request: (w) =>
+      post(`/admin/api/partners/${w.adminPartner}/clients`, { name: "Red\u001b[31mX\u001b[0m" }, "admin"),
+    messages: ["name must not contain control characters (line breaks, tabs, escapes)"],
+  },
 
   // NUL characters: refused everywhere (DESIGN.md section 2), ids and filters included (a 404 before).
   {

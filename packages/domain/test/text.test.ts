@@ -7,8 +7,10 @@ import {
   Label,
   Limits,
   MAX_POINTS,
+  Partner,
   PartnerUserId,
   Points,
+  RecordedLabel,
   ReferenceId,
   Sku,
   Text,
@@ -80,6 +82,42 @@ describe("The text of a request", () => {
     expect([Limits.partnerUserId, Limits.email, Limits.description, Limits.sku]).toEqual([
       255, 320, 1000, 100,
     ])
+  })
+
+  it("takes a name an operator gives (Label) with something visible and no control character", () => {
+    for (const name of ["Acme Rewards", "é 日本 😀", " padded ", "-"])
+      expect(problemOf(Label, name), name).toBeUndefined()
+    const control = "must not contain control characters (line breaks, tabs, escapes)"
+    for (const name of [
+      "Evil\nid 0000",
+      "a\rb",
+      "Tab\there",
+      "Red\u001b[31m",
+      "del\u007f",
+      "next\u0085line",
+    ]) {
+      expect(problemOf(Label, name), JSON.stringify(name)).toBe(control)
+    }
+    for (const name of [" ", "   ", "\u00a0", "\u2003\u3000"]) {
+      expect(problemOf(Label, name), JSON.stringify(name)).toBe("must not be blank")
+    }
+    expect(problemOf(Label, "")).toBe("must not be empty")
+    expect(JSONSchema.make(Label).$defs?.Label).toMatchObject({
+      pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
+    })
+  })
+
+  it("reads back a name its events recorded under older rules (RecordedLabel)", () => {
+    const recorded = { partnerId: "01a2280f-aab6-7cf5-ba60-6c38863037d2", at: "2026-11-01T00:00:00.000Z" }
+    for (const name of ["Evil\nid", "   "]) {
+      const event = Schema.decodeUnknownEither(Partner.PartnerRegistered)({
+        _tag: "PartnerRegistered",
+        ...recorded,
+        name,
+      })
+      expect(Either.isRight(event), JSON.stringify(name)).toBe(true)
+      expect(problemOf(RecordedLabel, name)).toBeUndefined()
+    }
   })
 
   it("takes an amount of points from 1 to MAX_POINTS (one billion), whole", () => {

@@ -1,14 +1,14 @@
 import { Schema } from "effect"
 import { eventCatalog } from "../shared/event-catalog.js"
 import { ClientId, PartnerId } from "../shared/ids.js"
-import { Label } from "../shared/text.js"
+import { RecordedLabel } from "../shared/text.js"
 import { SecretHash } from "./secret-hash.js"
 
 /** A partner was given a client credential; its secret was shown once and is kept only as a hash. */
 export class CredentialIssued extends Schema.TaggedClass<CredentialIssued>()("CredentialIssued", {
   clientId: ClientId,
   partnerId: PartnerId,
-  name: Schema.NullOr(Label),
+  name: Schema.NullOr(RecordedLabel),
   secretHash: SecretHash,
   at: Schema.DateTimeUtc,
 }) {}

@@ -1,12 +1,12 @@
 import { Schema } from "effect"
 import { eventCatalog } from "../shared/event-catalog.js"
 import { PartnerId } from "../shared/ids.js"
-import { Label } from "../shared/text.js"
+import { RecordedLabel } from "../shared/text.js"
 
 /** A partner (a tenant) was registered by the platform's administrators. */
 export class PartnerRegistered extends Schema.TaggedClass<PartnerRegistered>()("PartnerRegistered", {
   partnerId: PartnerId,
-  name: Label,
+  name: RecordedLabel,
   at: Schema.DateTimeUtc,
 }) {}
 

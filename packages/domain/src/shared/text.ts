@@ -118,8 +118,32 @@ export const DisplayName = freeText(Limits.name, "DisplayName")
 /** A free-text description, possibly empty. */
 export const Description = freeText(Limits.description, "Description")
 
-/** The name an operator gives a partner or a client credential: never empty, so every listing shows one. */
-export const Label = boundedText(Limits.name, "Label")
+// A control character (C0, DEL, C1): a newline or an escape sequence in a name would forge lines or colours
+// wherever it is printed (the admin CLI's tables, logs, terminals).
+const controlCharacter = /\p{Cc}/u
+
+/**
+ * A name as the events of partners and credentials recorded it: 1..200 characters. The rules for a new name
+ * (Label) may tighten; a name recorded under older ones still reads back.
+ */
+export const RecordedLabel = boundedText(Limits.name, "RecordedLabel")
+
+/**
+ * The name an operator gives a partner or a client credential: 1..200 characters, something visible in it
+ * (never blank, so every listing shows one) and no control character (no line, tab or escape of its own).
+ */
+export const Label = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  maxCharacters(Limits.name),
+  withoutNul,
+  wellFormed,
+  stringFilter((text) => !controlCharacter.test(text), {
+    message: () => "must not contain control characters (line breaks, tabs, escapes)",
+    jsonSchema: { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$" },
+  }),
+  stringFilter((text) => text.trim() !== "", { message: () => "must not be blank" }),
+  Schema.annotations({ identifier: "Label" }),
+)
 
 /** A catalogue item's stock keeping unit. */
 export const Sku = boundedText(Limits.sku, "Sku").pipe(Schema.brand("Sku"))
