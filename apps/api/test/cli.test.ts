@@ -1,5 +1,5 @@
-import { execFile, spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { execFile, spawn, spawnSync } from "node:child_process"
+import { closeSync, openSync, readFileSync } from "node:fs"
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -37,6 +37,33 @@ const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefi
     )
     return Effect.sync(() => child.kill())
   })
+
+/** Runs the CLI as a real process against this file's database with its stdout on /dev/full (a full disk). */
+const adminProcessOnFullDisk = (...args: ReadonlyArray<string>) =>
+  Effect.flatMap(testDatabaseUrl, (url) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => openSync("/dev/full", "w")),
+      (full) =>
+        Effect.async<Omit<Run, "stdout">>((resume) => {
+          const child = spawn(
+            process.execPath,
+            ["--conditions=@points/source", "--import", "tsx", cliMain, ...args],
+            {
+              cwd: repositoryRoot,
+              env: { ...process.env, DATABASE_URL: url },
+              stdio: ["ignore", full, "pipe"],
+            },
+          )
+          let stderr = ""
+          child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+            stderr += chunk
+          })
+          child.on("close", (code) => resume(Effect.succeed({ code: code ?? -1, stderr })))
+          return Effect.sync(() => child.kill())
+        }),
+      (full) => Effect.sync(() => closeSync(full)),
+    ),
+  )
 
 /** Runs the CLI as a real process against this file's database: its exit code and stdio as a shell sees them. */
 const adminProcess = (...args: ReadonlyArray<string>) =>
@@ -205,6 +232,48 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           expect(empty.code).toBe(1)
           expect(empty.stderr.trim()).toBe("Error GH1006: name must not be empty")
           expect(missing.code).toBe(2)
+        }),
+      180_000,
+    )
+
+    it.effect(
+      "says in one line that stdout could not be written, exits 1, and keeps what the command did",
+      () =>
+        Effect.gen(function* () {
+          const partner = jsonOf(yield* admin("partners", "create", "--name", "Full Disk", "--json"))
+          const [human, json] = yield* Effect.all(
+            [
+              adminProcessOnFullDisk("credentials", "create", partner.id, "--name", "lost"),
+              adminProcessOnFullDisk("credentials", "create", partner.id, "--name", "lost too", "--json"),
+            ],
+            { concurrency: 2 },
+          )
+          const message =
+            "stdout could not be written (ENOSPC): what the command did is done; a client secret it issued (credentials create or rotate) was not shown and cannot be, so rotate that credential for a new one"
+          expect(human.code).toBe(1)
+          // One line, no stack trace (the secret's note went to stdout, which is gone).
+          expect(human.stderr.trim()).toBe(`Error OUTPUT_FAILED: ${message}`)
+          expect(json.code).toBe(1)
+          expect(JSON.parse(json.stderr.slice(json.stderr.indexOf("{")))).toEqual({
+            errors: [{ id: expect.stringMatching(/^[0-9a-f-]{36}$/), code: "OUTPUT_FAILED", message }],
+          })
+          // Both credentials exist, as the line says: rotating one gives a secret that works.
+          const listed = jsonOf(yield* admin("credentials", "list", partner.id, "--json"))
+          expect(listed.data.map((each: { name: string }) => each.name).sort()).toEqual(["lost", "lost too"])
+          const lost = listed.data.find((each: { name: string }) => each.name === "lost")
+          const rotated = jsonOf(
+            yield* admin(
+              "credentials",
+              "rotate",
+              partner.id,
+              lost.client_id,
+              "--grace-seconds",
+              "0",
+              "--json",
+            ),
+          )
+          const issued = yield* token(lost.client_id, rotated.client_secret)
+          expect(issued._tag).toBe("Right")
         }),
       180_000,
     )

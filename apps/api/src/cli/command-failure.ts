@@ -22,7 +22,7 @@ export const ExitCode = {
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly exitCode: number }> {}
 
 /** One printable reason: the published code when there is one, and a message without internals. */
-interface Reason {
+export interface Reason {
   readonly code: string
   readonly message: string
 }
@@ -64,11 +64,15 @@ const reasonOf = (error: unknown): Reason => {
  * Prints why a command failed on stderr (`Error LE0002: partner not found`, or with `--json` the published
  * error body shape) and fails with `CommandFailed`, so the process exits non-zero.
  */
-export const reportFailure = (mode: OutputMode) => (error: unknown) => {
-  const reason = reasonOf(error)
-  // The published error body: each entry with an id of its own, as the API's entries have.
-  const text = mode.json
-    ? JSON.stringify({ errors: [{ id: uuidV7(), ...reason }] }, null, 2)
+export const reportFailure = (mode: OutputMode) => (error: unknown) =>
+  Effect.zipRight(
+    Console.error(failureText(mode, reasonOf(error))),
+    Effect.fail(new CommandFailed({ exitCode: ExitCode.failed })),
+  )
+
+/** A failure as the CLI prints it on stderr: `Error CODE: message`, or with `--json` the published error body. */
+export const failureText = (mode: OutputMode, reason: Reason) =>
+  mode.json
+    ? // Each entry with an id of its own, as the API's entries have.
+      JSON.stringify({ errors: [{ id: uuidV7(), ...reason }] }, null, 2)
     : `Error ${reason.code}: ${reason.message}`
-  return Effect.zipRight(Console.error(text), Effect.fail(new CommandFailed({ exitCode: ExitCode.failed })))
-}
