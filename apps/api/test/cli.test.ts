@@ -190,7 +190,7 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
           expect(listed.code).toBe(0)
           // The replaced secret's grace period shows, until when it still gets tokens.
           const until = /until (\d{4}-\d{2}-\d{2}T[\d:.]+Z)/.exec(rotated.stdout)?.[1] ?? "none"
-          expect(listed.stdout).toContain("PREVIOUS_SECRET_UNTIL")
+          expect(listed.stdout).toContain("PREVIOUS_SECRET_VALID_UNTIL")
           expect(listed.stdout).toMatch(new RegExp(`${credential.client_id} +billing +active +${until}`))
           expect(listed.stdout).not.toContain("pos_cs_")
 

@@ -10,6 +10,7 @@ describe("A database failure answered 503 SV5003 (retry later) rather than 500 S
       new Error("Connection terminated unexpectedly"),
       new Error("Client has encountered a connection error and is not queryable"),
       new Error("timeout exceeded when trying to connect"),
+      new Error("Connection timed out"),
       Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
       Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
       Object.assign(new Error("connection failure"), { code: "08006" }),

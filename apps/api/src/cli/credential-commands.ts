@@ -63,7 +63,7 @@ const list = Command.make("list", { partnerId, limit, cursor, json }, ({ partner
     (page) =>
       Effect.zipRight(
         printTable(
-          ["CLIENT_ID", "NAME", "STATUS", "PREVIOUS_SECRET_UNTIL", "CREATED_AT", "UPDATED_AT"],
+          ["CLIENT_ID", "NAME", "STATUS", "PREVIOUS_SECRET_VALID_UNTIL", "CREATED_AT", "UPDATED_AT"],
           page.data.map((credential) => [
             credential.client_id,
             credential.name,

@@ -37,9 +37,10 @@ const UNREACHABLE_ERRNO =
   /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/
 const UNAVAILABLE_SQLSTATE = /^(08...|53300|57P0[123])$/
 // What pg and its pool say, with no code, of a connection that ended, broke (a query on a client whose
-// connection failed), or could not be had in time.
+// connection failed), or could not be had in time; and the first connection's check at start (statementPool,
+// PgClient), timed out by a server that accepts connections and never answers.
 const UNREACHABLE_MESSAGE =
-  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|^Connection timed out$/
 
 /**
  * True when a failure is a SqlError of a database out of reach or not serving (answered 503 SV5003, not 500):
