@@ -114,10 +114,27 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         const sql = yield* SqlClient.SqlClient
         const keys = yield* sql<{
           key: string
-        }>`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(long)}`
+        }>`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(long, "127.0.0.1")}`
         expect(keys).toHaveLength(1)
-        expect(clientRateLimitKey(long).length).toBe(clientRateLimitKey("a").length)
+        expect(clientRateLimitKey(long, "127.0.0.1").length).toBe(clientRateLimitKey("a", "127.0.0.1").length)
       }),
+  )
+
+  it.effect("another source's guesses at a client's secret leave the client's own callers their tokens", () =>
+    Effect.gen(function* () {
+      const { clientId, clientSecret } = yield* newPartner()
+      // Someone elsewhere who knows the client id (it is not secret) emptied its bucket for a minute there.
+      const sql = yield* SqlClient.SqlClient
+      yield* consumeClientRateLimit(clientId, "198.51.100.9")
+      const emptied = yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds'
+        WHERE key = ${clientRateLimitKey(clientId, "198.51.100.9")} RETURNING key`
+      expect(emptied).toHaveLength(1)
+      const issued = yield* call("POST", TOKEN, form({ client_id: clientId, client_secret: clientSecret }))
+      expect(issued.status, issued.text).toBe(200)
+      // Its own bucket here, less this request and newPartner's (or refilled since): not the one emptied elsewhere.
+      const left = /"client";r=(\d+);/.exec(issued.headers.get("ratelimit") ?? "")?.[1]
+      expect(Number(left)).toBeGreaterThanOrEqual(CLIENT_RATE_LIMIT.burst - 2)
+    }),
   )
 
   it.effect("a throttled client gets 429 GH1009 with Retry-After and the RateLimit headers, counted", () =>
@@ -126,8 +143,8 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
       const before = yield* rejections
       // The client's bucket emptied for a minute (as a guessing client would leave it), without paying an
       // Argon2 check per request, nor racing its refill on a loaded machine.
-      const key = clientRateLimitKey(clientId)
-      yield* consumeClientRateLimit(clientId)
+      const key = clientRateLimitKey(clientId, "127.0.0.1")
+      yield* consumeClientRateLimit(clientId, "127.0.0.1")
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds' WHERE key = ${key}`
       const throttled = [
@@ -371,12 +388,12 @@ layer(testServer(), { timeout: "120 seconds", excludeTestServices: true })("The 
         expect(revoked.status, revoked.text).toBe(200)
         expect((yield* call("GET", "/api/users", { token: inBody.body.access_token })).status).toBe(401)
         // One bucket for every way of writing the id: the lower-case id's emptied, the upper-case one is refused.
-        expect(clientRateLimitKey(upper)).toBe(clientRateLimitKey(clientId))
+        expect(clientRateLimitKey(upper, "127.0.0.1")).toBe(clientRateLimitKey(clientId, "127.0.0.1"))
         const mixed = clientId.replace(/[a-f]/, (letter) => letter.toUpperCase())
-        yield* consumeClientRateLimit(clientId)
+        yield* consumeClientRateLimit(clientId, "127.0.0.1")
         const sql = yield* SqlClient.SqlClient
         yield* sql`UPDATE rate_limits SET tat = clock_timestamp() + interval '60 seconds'
-        WHERE key = ${clientRateLimitKey(clientId)}`
+        WHERE key = ${clientRateLimitKey(clientId, "127.0.0.1")}`
         for (const written of [upper, mixed]) {
           const throttled = yield* call(
             "POST",
@@ -581,7 +598,7 @@ layer(testServer({ tokenRateLimitPerAddress: 1 }), { timeout: "120 seconds", exc
           expect(yield* rejections).toBe(before + 3)
           // Nothing was taken from the clients' buckets: the made-up id never got one.
           const clientRows =
-            yield* sql`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(another)}`
+            yield* sql`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(another, "127.0.0.1")}`
           expect(clientRows).toHaveLength(0)
         }),
     )
@@ -626,7 +643,7 @@ layer(testServerOn("::1", { tokenRateLimitPerAddress: 1 }), {
         expectNoStore(refused)
         expect(yield* rejections).toBe(before + 1)
         expect(
-          yield* sql`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(another)}`,
+          yield* sql`SELECT key FROM rate_limits WHERE key = ${clientRateLimitKey(another, "::1")}`,
         ).toHaveLength(0)
       }),
   )

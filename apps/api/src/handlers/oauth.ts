@@ -68,7 +68,8 @@ const clientOf = (body: {
 
 // A guessing client is throttled before its secret is checked (DESIGN.md section 7): per source network
 // first (a caller inventing client ids would otherwise make the API run an Argon2id check per request), and
-// from IPv6 per site (a /48's networks together), then per client id. Every answer after this point says
+// from IPv6 per site (a /48's networks together), then per client id from that source (another source's
+// guesses leave the client's own callers their allowance). Every answer after this point says
 // where the buckets stand, a refusal also when to retry; a refused request takes nothing from the client's
 // bucket.
 const throttle = (clientId: string) =>
@@ -76,13 +77,13 @@ const throttle = (clientId: string) =>
     const settings = yield* Settings
     const request = yield* HttpServerRequest.HttpServerRequest
     const decisions: Array<readonly [string, RateLimitDecision]> = []
+    const address = remoteAddressOf(request)
     if (settings.tokenRateLimitPerAddress > 0) {
-      const address = remoteAddressOf(request)
       const policy = addressRateLimitPolicy(settings.tokenRateLimitPerAddress)
       decisions.push(...(yield* Effect.orDie(consumeSourceRateLimits(address, policy))))
     }
     if (decisions.every(([, decision]) => decision.allowed)) {
-      decisions.push(["client", yield* Effect.orDie(consumeClientRateLimit(clientId))])
+      decisions.push(["client", yield* Effect.orDie(consumeClientRateLimit(clientId, address))])
     }
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders(decisions))),
