@@ -241,15 +241,18 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
       () =>
         Effect.gen(function* () {
           const partner = jsonOf(yield* admin("partners", "create", "--name", "Full Disk", "--json"))
-          const [human, json] = yield* Effect.all(
+          const [human, json, read] = yield* Effect.all(
             [
               adminProcessOnFullDisk("credentials", "create", partner.id, "--name", "lost"),
               adminProcessOnFullDisk("credentials", "create", partner.id, "--name", "lost too", "--json"),
+              adminProcessOnFullDisk("partners", "show", partner.id),
             ],
-            { concurrency: 2 },
+            { concurrency: 3 },
           )
-          const message =
-            "stdout could not be written (ENOSPC): what the command did is done; a client secret it issued (credentials create or rotate) was not shown and cannot be, so rotate that credential for a new one"
+          const done = "stdout could not be written (ENOSPC): what the command did is done"
+          const message = `${done}; the client secret it issued was not shown and cannot be, so rotate that credential for a new one`
+          // A command that issued no secret says only what it can.
+          expect(read).toEqual({ code: 1, stderr: `Error OUTPUT_FAILED: ${done}\n` })
           expect(human.code).toBe(1)
           // One line, no stack trace (the secret's note went to stdout, which is gone).
           expect(human.stderr.trim()).toBe(`Error OUTPUT_FAILED: ${message}`)
@@ -278,9 +281,27 @@ layer(testDatabase({ poolSize: 2 }), { timeout: "120 seconds", excludeTestServic
       180_000,
     )
 
+    it.effect("prints a name recorded before names were checked with its control characters escaped", () =>
+      Effect.gen(function* () {
+        const partner = jsonOf(yield* admin("partners", "create", "--name", "Recorded", "--json"))
+        // What a name recorded under the older rule reads back as (RecordedLabel): a line break, an escape.
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE partners SET name = ${"Old\nid          0\u001b[31m"} WHERE id = ${partner.id}`
+        const shown = yield* admin("partners", "show", partner.id)
+        expect(shown.code).toBe(0)
+        expect(shown.stdout).toMatch(/\n {2}name +Old\\u\{a\}id {10}0\\u\{1b\}\[31m\n/)
+        expect(shown.stdout).not.toContain("\u001b")
+        // JSON carries the name as it is, escaped as JSON escapes it.
+        expect(jsonOf(yield* admin("partners", "show", partner.id, "--json")).name).toBe(
+          "Old\nid          0\u001b[31m",
+        )
+      }),
+    )
+
     it.effect("refuses a name with a line break, an escape or nothing visible, and creates nothing", () =>
       Effect.gen(function* () {
-        const control = "Error GH1006: name must not contain control characters (line breaks, tabs, escapes)"
+        const control =
+          "Error GH1006: name must not contain control characters (line breaks, tabs, escapes, direction marks)"
         // A line break would print a line of its own in every listing: here, an id that is not the partner's.
         const forged = yield* admin("partners", "create", "--name", `Evil\nid          ${"0".repeat(8)}`)
         expect(forged).toMatchObject({ code: 1, stdout: "" })

@@ -141,7 +141,7 @@ const rows: ReadonlyArray<Row> = [
         { name: "Evil\nid          00000000-0000-0000-0000-000000000000" },
         "admin",
       ),
-    messages: ["name must not contain control characters (line breaks, tabs, escapes)"],
+    messages: ["name must not contain control characters (line breaks, tabs, escapes, direction marks)"],
   },
   {
     when: "a partner's name is blank",
@@ -152,7 +152,7 @@ const rows: ReadonlyArray<Row> = [
     when: "a credential's name holds a terminal escape",
     request: (w) =>
       post(`/admin/api/partners/${w.adminPartner}/clients`, { name: "Red\u001b[31mX\u001b[0m" }, "admin"),
-    messages: ["name must not contain control characters (line breaks, tabs, escapes)"],
+    messages: ["name must not contain control characters (line breaks, tabs, escapes, direction marks)"],
   },
 
   // NUL characters: refused everywhere (DESIGN.md section 2), ids and filters included (a 404 before).

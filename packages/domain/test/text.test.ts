@@ -87,7 +87,7 @@ describe("The text of a request", () => {
   it("takes a name an operator gives (Label) with something visible and no control character", () => {
     for (const name of ["Acme Rewards", "é 日本 😀", " padded ", "-"])
       expect(problemOf(Label, name), name).toBeUndefined()
-    const control = "must not contain control characters (line breaks, tabs, escapes)"
+    const control = "must not contain control characters (line breaks, tabs, escapes, direction marks)"
     for (const name of [
       "Evil\nid 0000",
       "a\rb",
@@ -98,13 +98,20 @@ describe("The text of a request", () => {
     ]) {
       expect(problemOf(Label, name), JSON.stringify(name)).toBe(control)
     }
-    for (const name of [" ", "   ", "\u00a0", "\u2003\u3000"]) {
+    for (const name of ["right\u202eto left", "isolate\u2067x", "line\u2028separator"]) {
+      expect(problemOf(Label, name), JSON.stringify(name)).toBe(control)
+    }
+    // Joiners inside emoji are no control: a family emoji is a name.
+    expect(problemOf(Label, "\u{1f468}\u200d\u{1f469}\u200d\u{1f467}")).toBeUndefined()
+    for (const name of [" ", "   ", "\u00a0", "\u2003\u3000", "\u200b", "\u3164", " \u200b\u2060 "]) {
       expect(problemOf(Label, name), JSON.stringify(name)).toBe("must not be blank")
     }
     expect(problemOf(Label, "")).toBe("must not be empty")
-    expect(JSONSchema.make(Label).$defs?.Label).toMatchObject({
-      pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
-    })
+    // Documented as one pattern: no control character, and something that is not white space.
+    const documented = JSONSchema.make(Label).$defs?.Label as { readonly pattern?: string } | undefined
+    const pattern = new RegExp(documented?.pattern ?? "", "u")
+    expect(["Acme", " padded ", "é 日本"].every((name) => pattern.test(name))).toBe(true)
+    expect(["   ", "a\nb", "a\u202eb", ""].some((name) => pattern.test(name))).toBe(false)
   })
 
   it("reads back a name its events recorded under older rules (RecordedLabel)", () => {

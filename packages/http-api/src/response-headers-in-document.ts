@@ -19,7 +19,7 @@ const headers: Record<string, Json> = {
   },
   RateLimitPolicy: {
     description:
-      'The rate limit\'s bucket: its size (the burst) per window, e.g. `"partner";q=200;w=1`. On the token endpoints a list of the buckets asked, in order: `"address"` (the caller\'s network) and, if that one let the request through, `"client"` (its client id). On every answer to a request that passed authentication (on the token endpoints, that named its client); not on a 413 answered from a `Content-Length` over the limit, before the token was looked at.',
+      'The rate limit\'s bucket: its size (the burst) per window, e.g. `"partner";q=200;w=1`. On the token endpoints a list of the buckets asked, in order: `"address"` (the caller\'s network; from IPv6 also `"site"`, its /48) and, if those let the request through, `"client"` (its client id from that source). On every answer to a request that passed authentication (on the token endpoints, that named its client); not on a 413 answered from a `Content-Length` over the limit, before the token was looked at.',
     schema: text,
   },
   RateLimit: {

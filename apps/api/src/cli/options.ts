@@ -41,7 +41,7 @@ export const checked =
       return new InvalidParams({ field, problem })
     })
 
-/** A partner's or credential's name (1..200 characters, no NUL). */
+/** A partner's or credential's name, as the domain's Label takes it (1..200 characters, visible, no control character). */
 export const label = (field: string, value: string) => checked(Label, field)(value)
 
 /** A grace period of a secret rotation (seconds, 0 or more). */

@@ -1,4 +1,5 @@
 import { Console, Effect } from "effect"
+import { showingSecret } from "./stdout-failure.js"
 
 /** How a command prints: for people (aligned fields, tables) or for machines (`--json`: JSON on stdout only). */
 export interface OutputMode {
@@ -9,13 +10,23 @@ export interface OutputMode {
 export const SECRET_NOTE =
   "The client secret is shown only this once and cannot be shown again (only its hash is stored): store it now, e.g. in a secret manager."
 
+// Control characters and direction marks, which a name recorded before names refused them may hold: printed as
+// escapes, so that no value forges a line, a colour or the order of what a terminal shows.
+const unprintable = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu
+
+/** A value as the CLI prints it for people: `-` for none, control characters as `\u{…}` escapes. */
+export const printable = (value: string | number | null) =>
+  value === null
+    ? "-"
+    : String(value).replace(unprintable, (character) => `\\u{${character.codePointAt(0)?.toString(16)}}`)
+
 /** Prints a record as aligned `field  value` lines under a title. */
 export const printFields = (
   title: string,
   fields: ReadonlyArray<readonly [string, string | number | null]>,
 ) => {
   const width = Math.max(...fields.map(([name]) => name.length))
-  const lines = fields.map(([name, value]) => `  ${name.padEnd(width)}  ${value ?? "-"}`)
+  const lines = fields.map(([name, value]) => `  ${name.padEnd(width)}  ${printable(value)}`)
   return Console.log([title, ...lines].join("\n"))
 }
 
@@ -26,7 +37,7 @@ export const printTable = (
   empty: string,
 ) => {
   if (rows.length === 0) return Console.log(empty)
-  const cells = [columns, ...rows.map((row) => row.map((cell) => String(cell ?? "-")))]
+  const cells = [columns, ...rows.map((row) => row.map(printable))]
   const widths = columns.map((_, index) => Math.max(...cells.map((row) => (row[index] ?? "").length)))
   const lines = cells.map((row) =>
     row
@@ -49,6 +60,9 @@ export const printNextPage = (nextCursor: string | null) =>
  * stays parseable while the person running it still reads the warning.
  */
 export const printSecret = (mode: OutputMode, human: Effect.Effect<void>, value: unknown) =>
-  mode.json
-    ? Effect.zipRight(printJson(value), Console.error(SECRET_NOTE))
-    : Effect.zipRight(human, Console.log(`\n${SECRET_NOTE}`))
+  Effect.zipRight(
+    Effect.sync(showingSecret),
+    mode.json
+      ? Effect.zipRight(printJson(value), Console.error(SECRET_NOTE))
+      : Effect.zipRight(human, Console.log(`\n${SECRET_NOTE}`)),
+  )

@@ -118,9 +118,14 @@ export const DisplayName = freeText(Limits.name, "DisplayName")
 /** A free-text description, possibly empty. */
 export const Description = freeText(Limits.description, "Description")
 
-// A control character (C0, DEL, C1): a newline or an escape sequence in a name would forge lines or colours
-// wherever it is printed (the admin CLI's tables, logs, terminals).
-const controlCharacter = /\p{Cc}/u
+// A control character (C0, DEL, C1), a line or paragraph separator, or a mark that reorders text (bidi
+// embeddings, overrides and isolates): in a name it would forge lines, colours or the order of what is shown
+// wherever the name is printed (the admin CLI's tables, logs, terminals).
+const controlCharacter = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u
+const CONTROL_RANGES = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+
+// Something a reader sees: not white space, nor a character that shows nothing (a zero-width space, a filler).
+const visibleCharacter = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u
 
 /**
  * A name as the events of partners and credentials recorded it: 1..200 characters. The rules for a new name
@@ -130,7 +135,8 @@ export const RecordedLabel = boundedText(Limits.name, "RecordedLabel")
 
 /**
  * The name an operator gives a partner or a client credential: 1..200 characters, something visible in it
- * (never blank, so every listing shows one) and no control character (no line, tab or escape of its own).
+ * (never blank, so every listing shows one) and no control character (no line, tab, escape or direction mark
+ * of its own).
  */
 export const Label = Schema.String.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
@@ -138,10 +144,11 @@ export const Label = Schema.String.pipe(
   withoutNul,
   wellFormed,
   stringFilter((text) => !controlCharacter.test(text), {
-    message: () => "must not contain control characters (line breaks, tabs, escapes)",
-    jsonSchema: { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$" },
+    message: () => "must not contain control characters (line breaks, tabs, escapes, direction marks)",
+    // Documented as one pattern: no control character, and one that is not white space.
+    jsonSchema: { pattern: `^[^${CONTROL_RANGES}]*[^\\s${CONTROL_RANGES}][^${CONTROL_RANGES}]*$` },
   }),
-  stringFilter((text) => text.trim() !== "", { message: () => "must not be blank" }),
+  stringFilter((text) => visibleCharacter.test(text), { message: () => "must not be blank" }),
   Schema.annotations({ identifier: "Label" }),
 )
 

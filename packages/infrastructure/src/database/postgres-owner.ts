@@ -94,13 +94,17 @@ export const liveOwnerOf = (root: string): number | undefined => {
 
 /**
  * Records this process as the starter of the server on the data under `root`: before it starts (`postmaster`
- * null), then with the postmaster it started. A record of another live process is left as it is (two
- * processes starting at once: the one whose server runs keeps its record). Unrecorded (the file could not be
- * written), a start after this process is killed refuses the server as in use instead.
+ * null), then with the postmaster it started. Before the start, a record of another live process is left as
+ * it is (two processes starting at once). Once this process's server runs, the record is its own whatever
+ * stood there: only one server runs on the data, so another process's record is a start that lost the race
+ * (and would remove it when its start fails, leaving the running server without an owner on record).
+ * Unrecorded (the file could not be written), a start after this process is killed refuses the server as in
+ * use instead.
  */
 export const recordOwner = (root: string, postmaster: number | null) => {
   const recorded = ownerOf(root)
-  if (recorded !== undefined && recorded.pid !== process.pid && !ownerGone(recorded)) return
+  const startsOnly = postmaster === null
+  if (startsOnly && recorded !== undefined && recorded.pid !== process.pid && !ownerGone(recorded)) return
   const owner: Owner = {
     pid: process.pid,
     identity: processIdentity(process.pid),
