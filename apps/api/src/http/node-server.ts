@@ -114,8 +114,9 @@ const toOriginForm = (request: IncomingMessage) => {
 // Node ends a connection whose client half-closed it (sent its request, then shut its side down, as `nc -N`
 // and some HTTP/1.0 clients do) at once, so the request in flight is taken for abandoned and never answered.
 // `httpAllowHalfOpen` (a property of Node's HTTP server since 0.x, not in its typings) answers it instead,
-// then ends the connection. A body cut short by the half-close is still refused as unparsable. Not over TLS:
-// that needs the TLS connections half-open, and one whose client gives up its handshake then never closes.
+// then ends the connection. A body cut short by the half-close is still refused as unparsable. Set on the
+// HTTPS server too, where it changes nothing: its TLS connections are not half-open, and made so, one whose
+// client gives up its handshake never closes.
 const answeringHalfClosed = <S extends Server>(server: S): S =>
   Object.assign(server, { httpAllowHalfOpen: true })
 
