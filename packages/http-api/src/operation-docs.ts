@@ -168,12 +168,35 @@ const jsonBodyToo = (operation: Json): Json => {
   return { ...operation, requestBody: { ...body, content: { ...content, "application/json": form } } }
 }
 
+/** What each group of operations (an OpenAPI tag, named after its HttpApiGroup) is for; a test keeps it complete. */
+export const tagDocs: Readonly<Record<string, string>> = {
+  oauth:
+    "OAuth 2.0 client credentials: access tokens for the partner API, and their revocation (RFC 6749, RFC 7009).",
+  users:
+    "A partner's users: registration (processing, then active), profile updates, closing, and their points accounts.",
+  points:
+    "Points movements: add and subtract (idempotent, with a reference_id each), and the ledger's transactions.",
+  orders:
+    "Orders paid in points: placed (the points debited at once), fulfilled, failed or cancelled (refunded).",
+  webhookDeliveries:
+    "Every attempt to deliver an event to a webhook endpoint, and replays of events to an endpoint.",
+  webhookEndpoints:
+    "Where the platform sends a partner's events: endpoints, their event types and signing secrets.",
+  events: "The partner's public events (what webhooks deliver), to read back or reconcile from.",
+  admin:
+    "The platform's administration (Bearer ADMIN_TOKEN; off when unset): partners and their client credentials.",
+  health: "Liveness, readiness (the database checked) and Prometheus metrics, without credentials.",
+}
+
 /**
  * An OpenAPI transform of the whole document: each operation gets its summary and description from
- * operationDocs (the admin ones say the admin API is off without ADMIN_TOKEN), and each security scheme says
- * where its credentials come from; the token endpoints' bodies are documented as form and as JSON.
+ * operationDocs (the admin ones say the admin API is off without ADMIN_TOKEN), each tag its description from
+ * tagDocs, and each security scheme says where its credentials come from; the token endpoints' bodies are
+ * documented as form and as JSON. The server is the one that serves the document (`/`, as the paths are
+ * written), said explicitly for tools that ask for one.
  */
 export const operationsDescribed = (spec: Json): Json => ({
+  servers: [{ url: "/", description: "The server this document is served by" }],
   ...mapOperations(spec, (path, operation) => {
     const doc = operationDocs[String(operation.operationId)]
     const decoded = isTokenEndpoint(path) ? jsonBodyToo(operation) : operation
@@ -182,4 +205,8 @@ export const operationsDescribed = (spec: Json): Json => ({
     return { ...decoded, summary: doc.summary, ...(description === "" ? {} : { description }) }
   }),
   components: securitySchemesDescribed((spec.components ?? {}) as Json),
+  tags: (Array.isArray(spec.tags) ? (spec.tags as ReadonlyArray<Json>) : []).map((tag) => {
+    const description = tagDocs[String(tag.name)]
+    return description === undefined ? tag : { ...tag, description }
+  }),
 })

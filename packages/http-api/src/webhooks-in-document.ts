@@ -34,6 +34,7 @@ export const webhooksInDocument = (spec: Json): Json => ({
       type,
       {
         post: {
+          operationId: `webhooks.${type}`,
           summary: `${type} (webhook)`,
           description: DELIVERY,
           parameters: [

@@ -2,7 +2,15 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "@effect/vitest"
 import { WebhookEndpoint } from "@points/domain"
 import { Schema } from "effect"
-import { API_VERSION, ApiError, ErrorAt, errorMeaning, operationDocs, PointsApi } from "../src/index.js"
+import {
+  API_VERSION,
+  ApiError,
+  ErrorAt,
+  errorMeaning,
+  operationDocs,
+  PointsApi,
+  tagDocs,
+} from "../src/index.js"
 
 const spec = OpenApi.fromApi(PointsApi)
 
@@ -179,6 +187,19 @@ describe("The HTTP contract", () => {
     const apiVersion = (spec.components as { headers?: Record<string, { schema: unknown }> }).headers
       ?.ApiVersion
     expect(apiVersion?.schema).toEqual({ type: "string", const: API_VERSION })
+  })
+
+  it("describes every tag, names its server, and gives every webhook an operationId", () => {
+    const tags = spec.tags as ReadonlyArray<{ readonly name: string; readonly description?: string }>
+    expect(tags.map((tag) => tag.name).sort()).toEqual(Object.keys(tagDocs).sort())
+    for (const tag of tags) expect(tag.description, tag.name).toBe(tagDocs[tag.name])
+    expect(spec.servers).toEqual([{ url: "/", description: "The server this document is served by" }])
+    const document = spec as unknown as { readonly webhooks?: Record<string, unknown> }
+    const webhooks = Object.entries(document.webhooks ?? {}) as ReadonlyArray<
+      readonly [string, { readonly post: { readonly operationId?: string } }]
+    >
+    expect(webhooks.length).toBeGreaterThan(0)
+    for (const [type, item] of webhooks) expect(item.post.operationId).toBe(`webhooks.${type}`)
   })
 
   it("gives every operation a summary, and says what a 401 means where it is answered", () => {
