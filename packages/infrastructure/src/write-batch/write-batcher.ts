@@ -1,5 +1,4 @@
 import { SqlClient } from "@effect/sql"
-import { IdempotencyKey } from "@points/domain"
 import { Cause, Chunk, Context, Deferred, Effect, Exit, Layer, Metric } from "effect"
 import { InlineProjection } from "../event-store/inline-projection.js"
 import { LogNotifier } from "../event-store/log-notifier.js"
@@ -81,16 +80,15 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
       const projection = yield* InlineProjection
       const notifier = yield* LogNotifier
 
-      // The keys of this process's requests queued or being written, with their fingerprints, and whether
-      // the request is executing (its batch found the key new). The same request again (same key and
-      // fingerprint) while it executes is in progress: 409 IK1002 at once (DESIGN.md section 4), not queued
-      // behind it. Anything else with the key queues: a retry of a recorded request is replayed, another
-      // request with the key is refused IK1001, where the key is known. Across processes, the key's lock
-      // does the same (lockKeys).
-      const inFlight = new Map<
-        string,
-        { readonly fingerprint: IdempotencyKey.RequestFingerprint; executing: boolean }
-      >()
+      // The keys of this process's requests queued or being written, and whether
+      // the request is executing (its batch found the key new). Any request with the key of one that
+      // executes (DESIGN.md section 4: one that arrives while it runs) is in progress, 409 IK1002 at once, not
+      // queued behind it: the same request again, or another with its key (the first may yet fail unrecorded
+      // and free the key, so IK1001 would say too much). While the first is only queued, whether its key is
+      // new or recorded is not known yet, so a request with the key queues too: a retry of a recorded
+      // request is replayed, and another request with a recorded key is refused IK1001. Across processes,
+      // the key's lock does the same (lockKeys).
+      const inFlight = new Map<string, { executing: boolean }>()
       const idOf = ({ claim }: BatchEntry) => keyIdOf(claim.partnerId, claim.key)
       // Marks the requests of these entries executing, or done.
       const executing = (value: boolean) => (entries: ReadonlyArray<BatchEntry>) => {
@@ -160,12 +158,9 @@ export class WriteBatcher extends Context.Tag("@points/infrastructure/WriteBatch
           const id = idOf(request)
           const running = inFlight.get(id)
           if (running !== undefined) {
-            return running.executing &&
-              IdempotencyKey.sameRequest(running.fingerprint, request.claim.fingerprint)
-              ? Effect.succeed(inProgress)
-              : queue.submit(request)
+            return running.executing ? Effect.succeed(inProgress) : queue.submit(request)
           }
-          inFlight.set(id, { fingerprint: request.claim.fingerprint, executing: false })
+          inFlight.set(id, { executing: false })
           return Effect.ensuring(
             queue.submit(request),
             Effect.sync(() => inFlight.delete(id)),
