@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTER_CLASS } from "@points/domain"
 import { Console, Effect } from "effect"
 import { showingSecret } from "./stdout-failure.js"
 
@@ -10,9 +11,9 @@ export interface OutputMode {
 export const SECRET_NOTE =
   "The client secret is shown only this once and cannot be shown again (only its hash is stored): store it now, e.g. in a secret manager."
 
-// Control characters and direction marks, which a name recorded before names refused them may hold: printed as
-// escapes, so that no value forges a line, a colour or the order of what a terminal shows.
-const unprintable = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu
+// What a name may no longer hold (Label's control characters and direction marks), which a name recorded before
+// may: printed as escapes, so that no value forges a line, a colour or the order of what a terminal shows.
+const unprintable = new RegExp(CONTROL_CHARACTER_CLASS, "gu")
 
 /** A value as the CLI prints it for people: `-` for none, control characters as `\u{…}` escapes. */
 export const printable = (value: string | number | null) =>

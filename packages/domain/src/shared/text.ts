@@ -121,7 +121,9 @@ export const Description = freeText(Limits.description, "Description")
 // A control character (C0, DEL, C1), a line or paragraph separator, or a mark that reorders text (bidi
 // embeddings, overrides and isolates): in a name it would forge lines, colours or the order of what is shown
 // wherever the name is printed (the admin CLI's tables, logs, terminals).
-const controlCharacter = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u
+/** The characters a Label refuses (see Label), as a RegExp character class (with the `u` flag). */
+export const CONTROL_CHARACTER_CLASS = "[\\p{Cc}\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]"
+const controlCharacter = new RegExp(CONTROL_CHARACTER_CLASS, "u")
 const CONTROL_RANGES = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
 
 // Something a reader sees: not white space, nor a character that shows nothing (a zero-width space, a filler).
